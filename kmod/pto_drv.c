@@ -1,0 +1,327 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * pto_npu: module init/exit, device creation, the drm_driver and its ioctl
+ * table, and the device query.
+ *
+ * Copyright (C) 2026 pto-npu authors
+ */
+
+#include <linux/module.h>
+#include <linux/platform_device.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <kunit/visibility.h>
+
+#include <drm/drm_accel.h>
+#include <drm/drm_drv.h>
+#include <drm/drm_file.h>
+#include <drm/drm_gem.h>
+#include <drm/drm_ioctl.h>
+
+#include "pto_drv.h"
+
+static unsigned int clusters = 24;
+module_param(clusters, uint, 0444);
+MODULE_PARM_DESC(clusters, "Clusters per device, 1 AIC + 2 AIV each (1-64, default 24)");
+
+static unsigned int aiv_ub_kib = 192;
+module_param(aiv_ub_kib, uint, 0444);
+MODULE_PARM_DESC(aiv_ub_kib, "AIV unified buffer in KiB (16-4096, default 192)");
+
+static unsigned int aic_l1_kib = 512;
+module_param(aic_l1_kib, uint, 0444);
+MODULE_PARM_DESC(aic_l1_kib, "AIC L1 buffer in KiB (16-4096, default 512)");
+
+static unsigned int aic_l0a_kib = 64;
+module_param(aic_l0a_kib, uint, 0444);
+MODULE_PARM_DESC(aic_l0a_kib, "AIC L0A buffer in KiB (16-4096, default 64)");
+
+static unsigned int aic_l0b_kib = 64;
+module_param(aic_l0b_kib, uint, 0444);
+MODULE_PARM_DESC(aic_l0b_kib, "AIC L0B buffer in KiB (16-4096, default 64)");
+
+static unsigned int aic_l0c_kib = 128;
+module_param(aic_l0c_kib, uint, 0444);
+MODULE_PARM_DESC(aic_l0c_kib, "AIC L0C buffer in KiB (16-4096, default 128)");
+
+static unsigned int devices = 1;
+module_param(devices, uint, 0444);
+MODULE_PARM_DESC(devices, "Device instances to create (1-8, default 1)");
+
+static struct pto_device *pto_devices[PTO_MAX_DEVICES];
+
+static bool pto_local_buf_ok(u32 bytes)
+{
+	return bytes >= PTO_MIN_LOCAL_BUF && bytes <= PTO_MAX_LOCAL_BUF;
+}
+
+/**
+ * pto_topology_validate - check a topology built from module parameters
+ * @topo: topology
+ *
+ * Return: 0 or -EINVAL.
+ */
+VISIBLE_IF_KUNIT int pto_topology_validate(const struct pto_topology *topo)
+{
+	if (topo->clusters < 1 || topo->clusters > PTO_MAX_CLUSTERS)
+		return -EINVAL;
+	if (!pto_local_buf_ok(topo->aiv_ub) || !pto_local_buf_ok(topo->aic_l1) ||
+	    !pto_local_buf_ok(topo->aic_l0a) || !pto_local_buf_ok(topo->aic_l0b) ||
+	    !pto_local_buf_ok(topo->aic_l0c))
+		return -EINVAL;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(pto_topology_validate);
+
+/**
+ * pto_query_copy_size - bytes a size-negotiated query copies out
+ * @user_size: bytes user space offered (0: asks for the size)
+ * @known_size: size of the structure this module knows
+ *
+ * Return: bytes to copy, 0 when only the size is asked for.
+ */
+VISIBLE_IF_KUNIT u32 pto_query_copy_size(u32 user_size, u32 known_size)
+{
+	return min(user_size, known_size);
+}
+EXPORT_SYMBOL_IF_KUNIT(pto_query_copy_size);
+
+static void pto_fill_device_info(struct pto_device *pdev,
+				 struct drm_pto_npu_device_info *info)
+{
+	const struct pto_topology *t = &pdev->topo;
+
+	info->uapi_version = DRM_PTO_NPU_UAPI_VERSION;
+	info->device_index = pdev->index;
+	info->clusters = t->clusters;
+	info->aic_cores = t->clusters;
+	info->aiv_cores = t->clusters * PTO_AIV_PER_CLUSTER;
+	info->aiv_ub_size = t->aiv_ub;
+	info->aic_l1_size = t->aic_l1;
+	info->aic_l0a_size = t->aic_l0a;
+	info->aic_l0b_size = t->aic_l0b;
+	info->aic_l0c_size = t->aic_l0c;
+	info->capabilities = DRM_PTO_NPU_CAP_GM_MMAP | DRM_PTO_NPU_CAP_SYNCOBJ;
+}
+
+static void pto_fill_limits(struct drm_pto_npu_limits *lim)
+{
+	lim->max_bo_size = PTO_MAX_BO_SIZE;
+	lim->max_gm_per_context = PTO_MAX_GM_PER_CONTEXT;
+	lim->max_bos_per_context = PTO_MAX_BOS_PER_CONTEXT;
+}
+
+static void pto_fill_memory_info(struct pto_device *pdev, struct pto_file *pfile,
+				 struct drm_pto_npu_memory_info *mem)
+{
+	mem->device_bos = atomic64_read(&pdev->bos);
+	mem->device_bytes = atomic64_read(&pdev->bytes);
+	mem->context_bos = atomic64_read(&pfile->gm->bos);
+	mem->context_bytes = atomic64_read(&pfile->gm->bytes);
+}
+
+static int pto_ioctl_query(struct drm_device *drm, void *data,
+			   struct drm_file *file)
+{
+	struct pto_device *pdev = to_pto_device(drm);
+	struct drm_pto_npu_query *q = data;
+	union {
+		struct drm_pto_npu_device_info dev;
+		struct drm_pto_npu_limits lim;
+		struct drm_pto_npu_memory_info mem;
+	} out = {};
+	u32 known, n;
+
+	if (q->flags || q->pad)
+		return -EINVAL;
+
+	switch (q->type) {
+	case DRM_PTO_NPU_QUERY_DEVICE:
+		pto_fill_device_info(pdev, &out.dev);
+		known = sizeof(out.dev);
+		break;
+	case DRM_PTO_NPU_QUERY_LIMITS:
+		pto_fill_limits(&out.lim);
+		known = sizeof(out.lim);
+		break;
+	case DRM_PTO_NPU_QUERY_MEMORY:
+		pto_fill_memory_info(pdev, file->driver_priv, &out.mem);
+		known = sizeof(out.mem);
+		break;
+	default:
+		return -EINVAL;
+	}
+
+	n = pto_query_copy_size(q->size, known);
+	if (!n) {
+		q->size = known;
+		return 0;
+	}
+	if (copy_to_user(u64_to_user_ptr(q->data), &out, n))
+		return -EFAULT;
+	q->size = n;
+	return 0;
+}
+
+static int pto_open(struct drm_device *drm, struct drm_file *file)
+{
+	struct pto_file *pfile;
+
+	pfile = kzalloc(sizeof(*pfile), GFP_KERNEL);
+	if (!pfile)
+		return -ENOMEM;
+	pfile->gm = pto_gm_account_alloc();
+	if (!pfile->gm) {
+		kfree(pfile);
+		return -ENOMEM;
+	}
+	pfile->pdev = to_pto_device(drm);
+	file->driver_priv = pfile;
+	return 0;
+}
+
+static void pto_postclose(struct drm_device *drm, struct drm_file *file)
+{
+	struct pto_file *pfile = file->driver_priv;
+
+	pto_gm_account_put(pfile->gm);
+	kfree(pfile);
+}
+
+static const struct drm_ioctl_desc pto_ioctls[] = {
+	DRM_IOCTL_DEF_DRV(PTO_NPU_QUERY, pto_ioctl_query, 0),
+	DRM_IOCTL_DEF_DRV(PTO_NPU_BO_CREATE, pto_ioctl_bo_create, 0),
+	DRM_IOCTL_DEF_DRV(PTO_NPU_BO_INFO, pto_ioctl_bo_info, 0),
+};
+
+DEFINE_DRM_ACCEL_FOPS(pto_fops);
+
+static const struct drm_driver pto_drm_driver = {
+	.driver_features = DRIVER_COMPUTE_ACCEL | DRIVER_GEM |
+			   DRIVER_SYNCOBJ | DRIVER_SYNCOBJ_TIMELINE,
+	.open = pto_open,
+	.postclose = pto_postclose,
+	.gem_create_object = pto_gem_create_object,
+	.gem_prime_import_sg_table = drm_gem_shmem_prime_import_sg_table,
+	.ioctls = pto_ioctls,
+	.num_ioctls = ARRAY_SIZE(pto_ioctls),
+	.fops = &pto_fops,
+	.name = PTO_DRIVER_NAME,
+	.desc = "Virtual Ascend-style NPU",
+	.major = 1,
+	.minor = 0,
+};
+
+static struct pto_device *pto_device_create(u32 index,
+					    const struct pto_topology *topo)
+{
+	struct platform_device *plat;
+	struct pto_device *pdev;
+	int ret;
+
+	plat = platform_device_register_simple(PTO_DRIVER_NAME, index, NULL, 0);
+	if (IS_ERR(plat))
+		return ERR_CAST(plat);
+
+	if (!devres_open_group(&plat->dev, NULL, GFP_KERNEL)) {
+		ret = -ENOMEM;
+		goto err_unregister;
+	}
+
+	pdev = devm_drm_dev_alloc(&plat->dev, &pto_drm_driver,
+				  struct pto_device, drm);
+	if (IS_ERR(pdev)) {
+		ret = PTR_ERR(pdev);
+		goto err_devres;
+	}
+	pdev->pdev = plat;
+	pdev->index = index;
+	pdev->topo = *topo;
+	atomic64_set(&pdev->bos, 0);
+	atomic64_set(&pdev->bytes, 0);
+
+	ret = drm_dev_register(&pdev->drm, 0);
+	if (ret)
+		goto err_devres;
+	pto_debugfs_init(pdev);
+	return pdev;
+
+err_devres:
+	devres_release_group(&plat->dev, NULL);
+err_unregister:
+	platform_device_unregister(plat);
+	return ERR_PTR(ret);
+}
+
+static void pto_device_destroy(struct pto_device *pdev)
+{
+	struct platform_device *plat = pdev->pdev;
+
+	drm_dev_unplug(&pdev->drm);
+	devres_release_group(&plat->dev, NULL);
+	platform_device_unregister(plat);
+}
+
+static void pto_destroy_all(void)
+{
+	int i;
+
+	for (i = PTO_MAX_DEVICES - 1; i >= 0; i--) {
+		if (pto_devices[i])
+			pto_device_destroy(pto_devices[i]);
+		pto_devices[i] = NULL;
+	}
+}
+
+static int __init pto_init(void)
+{
+	struct pto_topology topo = {
+		.clusters = clusters,
+		.aiv_ub = aiv_ub_kib * SZ_1K,
+		.aic_l1 = aic_l1_kib * SZ_1K,
+		.aic_l0a = aic_l0a_kib * SZ_1K,
+		.aic_l0b = aic_l0b_kib * SZ_1K,
+		.aic_l0c = aic_l0c_kib * SZ_1K,
+	};
+	u32 i;
+
+	if (devices < 1 || devices > PTO_MAX_DEVICES) {
+		pr_err(PTO_DRIVER_NAME ": devices=%u out of range 1-%u\n",
+		       devices, PTO_MAX_DEVICES);
+		return -EINVAL;
+	}
+	/* KiB parameters are bounded before multiplying so nothing wraps. */
+	if (aiv_ub_kib > SZ_4K || aic_l1_kib > SZ_4K || aic_l0a_kib > SZ_4K ||
+	    aic_l0b_kib > SZ_4K || aic_l0c_kib > SZ_4K ||
+	    pto_topology_validate(&topo)) {
+		pr_err(PTO_DRIVER_NAME ": invalid topology: clusters 1-%u, buffers 16-4096 KiB\n",
+		       PTO_MAX_CLUSTERS);
+		return -EINVAL;
+	}
+
+	for (i = 0; i < devices; i++) {
+		struct pto_device *pdev = pto_device_create(i, &topo);
+
+		if (IS_ERR(pdev)) {
+			pto_destroy_all();
+			return PTR_ERR(pdev);
+		}
+		pto_devices[i] = pdev;
+	}
+	pr_info(PTO_DRIVER_NAME ": %u device(s), %u clusters (%u AIC, %u AIV) each\n",
+		devices, topo.clusters, topo.clusters,
+		topo.clusters * PTO_AIV_PER_CLUSTER);
+	return 0;
+}
+
+static void __exit pto_exit(void)
+{
+	pto_destroy_all();
+}
+
+module_init(pto_init);
+module_exit(pto_exit);
+
+MODULE_DESCRIPTION("pto_npu: virtual Ascend-style NPU (DRM accel)");
+MODULE_AUTHOR("pto-npu authors");
+MODULE_LICENSE("GPL");

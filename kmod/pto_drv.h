@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Copyright (C) 2026 pto-npu authors */
+#ifndef __PTO_DRV_H__
+#define __PTO_DRV_H__
+
+#include <linux/atomic.h>
+#include <linux/kref.h>
+#include <linux/types.h>
+#include <drm/drm_device.h>
+#include <drm/drm_gem_shmem_helper.h>
+
+#include "pto_npu_accel.h"
+
+#define PTO_DRIVER_NAME "pto_npu"
+
+/* Topology bounds accepted for the module parameters. */
+#define PTO_MAX_CLUSTERS 64
+#define PTO_AIV_PER_CLUSTER 2
+#define PTO_MAX_DEVICES 8
+#define PTO_MIN_LOCAL_BUF SZ_16K
+#define PTO_MAX_LOCAL_BUF SZ_4M
+
+/* Caps reported in struct drm_pto_npu_limits. */
+#define PTO_MAX_BO_SIZE ((u64)SZ_256M)
+#define PTO_MAX_GM_PER_CONTEXT ((u64)SZ_1G)
+#define PTO_MAX_BOS_PER_CONTEXT 4096
+
+/**
+ * struct pto_topology - shape of one virtual NPU
+ * @clusters: clusters (1 AIC + 2 AIV each)
+ * @aiv_ub: AIV unified buffer bytes
+ * @aic_l1: AIC L1 bytes
+ * @aic_l0a: AIC L0A bytes
+ * @aic_l0b: AIC L0B bytes
+ * @aic_l0c: AIC L0C bytes
+ */
+struct pto_topology {
+	u32 clusters;
+	u32 aiv_ub;
+	u32 aic_l1;
+	u32 aic_l0a;
+	u32 aic_l0b;
+	u32 aic_l0c;
+};
+
+/**
+ * struct pto_gm_account - GM held by one context, outliving it while any
+ * of its buffers is still mapped
+ * @ref: one for the context, one per live buffer
+ * @bos: live buffers
+ * @bytes: live bytes
+ */
+struct pto_gm_account {
+	struct kref ref;
+	atomic64_t bos;
+	atomic64_t bytes;
+};
+
+/**
+ * struct pto_device - one virtual NPU instance
+ * @drm: the DRM accel device
+ * @pdev: platform device it hangs from
+ * @index: instance number
+ * @topo: topology, fixed at creation
+ * @bos: live GM buffers of all contexts
+ * @bytes: live GM bytes of all contexts
+ */
+struct pto_device {
+	struct drm_device drm;
+	struct platform_device *pdev;
+	u32 index;
+	struct pto_topology topo;
+	atomic64_t bos;
+	atomic64_t bytes;
+};
+
+/**
+ * struct pto_file - per open file state (a context)
+ * @pdev: device
+ * @gm: GM accounting shared with the buffers this context created
+ */
+struct pto_file {
+	struct pto_device *pdev;
+	struct pto_gm_account *gm;
+};
+
+/**
+ * struct pto_bo - a GM buffer
+ * @base: shmem GEM object
+ * @gm: accounting of the context that created it
+ */
+struct pto_bo {
+	struct drm_gem_shmem_object base;
+	struct pto_gm_account *gm;
+};
+
+static inline struct pto_device *to_pto_device(struct drm_device *drm)
+{
+	return container_of(drm, struct pto_device, drm);
+}
+
+static inline struct pto_bo *to_pto_bo(struct drm_gem_object *obj)
+{
+	return container_of(to_drm_gem_shmem_obj(obj), struct pto_bo, base);
+}
+
+/* pto_drv.c */
+int pto_topology_validate(const struct pto_topology *topo);
+u32 pto_query_copy_size(u32 user_size, u32 known_size);
+
+/* pto_gem.c */
+struct drm_gem_object *pto_gem_create_object(struct drm_device *drm,
+					     size_t size);
+int pto_bo_size_check(u64 size, u64 *aligned);
+struct pto_gm_account *pto_gm_account_alloc(void);
+void pto_gm_account_put(struct pto_gm_account *gm);
+int pto_ioctl_bo_create(struct drm_device *drm, void *data,
+			struct drm_file *file);
+int pto_ioctl_bo_info(struct drm_device *drm, void *data,
+		      struct drm_file *file);
+
+/* pto_debugfs.c */
+void pto_debugfs_init(struct pto_device *pdev);
+
+#endif /* __PTO_DRV_H__ */

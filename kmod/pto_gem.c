@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * pto_npu: GM buffers. GM is shmem-backed GEM memory shared with user space
+ * through mmap(MAP_SHARED). Each buffer is charged to the context that
+ * created it; the charge is dropped when the last reference (handle or
+ * mapping) goes away.
+ *
+ * Copyright (C) 2026 pto-npu authors
+ */
+
+#include <linux/slab.h>
+#include <kunit/visibility.h>
+
+#include <drm/drm_drv.h>
+#include <drm/drm_file.h>
+#include <drm/drm_gem.h>
+#include <drm/drm_gem_shmem_helper.h>
+
+#include "pto_drv.h"
+
+struct pto_gm_account *pto_gm_account_alloc(void)
+{
+	struct pto_gm_account *gm = kzalloc(sizeof(*gm), GFP_KERNEL);
+
+	if (gm)
+		kref_init(&gm->ref);
+	return gm;
+}
+
+static void pto_gm_account_release(struct kref *ref)
+{
+	kfree(container_of(ref, struct pto_gm_account, ref));
+}
+
+void pto_gm_account_put(struct pto_gm_account *gm)
+{
+	kref_put(&gm->ref, pto_gm_account_release);
+}
+
+static void pto_bo_uncharge(struct pto_device *pdev, struct pto_gm_account *gm,
+			    u64 size)
+{
+	atomic64_dec(&gm->bos);
+	atomic64_sub(size, &gm->bytes);
+	atomic64_dec(&pdev->bos);
+	atomic64_sub(size, &pdev->bytes);
+}
+
+/*
+ * Charge a buffer to a context before it exists, so two racing creates
+ * cannot both squeeze under the cap.
+ */
+static int pto_bo_charge(struct pto_device *pdev, struct pto_gm_account *gm,
+			 u64 size)
+{
+	if (atomic64_inc_return(&gm->bos) > PTO_MAX_BOS_PER_CONTEXT ||
+	    atomic64_add_return(size, &gm->bytes) > PTO_MAX_GM_PER_CONTEXT) {
+		/* Undo both: the add above ran only if the inc passed. */
+		if (atomic64_read(&gm->bos) <= PTO_MAX_BOS_PER_CONTEXT)
+			atomic64_sub(size, &gm->bytes);
+		atomic64_dec(&gm->bos);
+		return -ENOSPC;
+	}
+	atomic64_inc(&pdev->bos);
+	atomic64_add(size, &pdev->bytes);
+	return 0;
+}
+
+static void pto_bo_free(struct drm_gem_object *obj)
+{
+	struct pto_bo *bo = to_pto_bo(obj);
+
+	if (bo->gm) {
+		pto_bo_uncharge(to_pto_device(obj->dev), bo->gm, obj->size);
+		pto_gm_account_put(bo->gm);
+	}
+	drm_gem_shmem_free(&bo->base);
+}
+
+static const struct drm_gem_object_funcs pto_bo_funcs = {
+	.free = pto_bo_free,
+	.print_info = drm_gem_shmem_object_print_info,
+	.pin = drm_gem_shmem_object_pin,
+	.unpin = drm_gem_shmem_object_unpin,
+	.get_sg_table = drm_gem_shmem_object_get_sg_table,
+	.vmap = drm_gem_shmem_object_vmap,
+	.vunmap = drm_gem_shmem_object_vunmap,
+	.mmap = drm_gem_shmem_object_mmap,
+	.vm_ops = &drm_gem_shmem_vm_ops,
+};
+
+struct drm_gem_object *pto_gem_create_object(struct drm_device *drm,
+					     size_t size)
+{
+	struct pto_bo *bo = kzalloc(sizeof(*bo), GFP_KERNEL);
+
+	if (!bo)
+		return ERR_PTR(-ENOMEM);
+	/* GM is shared with the CPU: write-back cached, never write-combined. */
+	bo->base.map_wc = false;
+	bo->base.base.funcs = &pto_bo_funcs;
+	return &bo->base.base;
+}
+
+/**
+ * pto_bo_size_check - validate a requested GM buffer size
+ * @size: bytes asked for
+ * @aligned: out: @size rounded up to a page
+ *
+ * Return: 0, or -EINVAL for 0 or more than PTO_MAX_BO_SIZE.
+ */
+VISIBLE_IF_KUNIT int pto_bo_size_check(u64 size, u64 *aligned)
+{
+	if (!size || size > PTO_MAX_BO_SIZE)
+		return -EINVAL;
+	*aligned = PAGE_ALIGN(size);
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(pto_bo_size_check);
+
+int pto_ioctl_bo_create(struct drm_device *drm, void *data,
+			struct drm_file *file)
+{
+	struct pto_device *pdev = to_pto_device(drm);
+	struct pto_file *pfile = file->driver_priv;
+	struct drm_pto_npu_bo_create *args = data;
+	struct drm_gem_shmem_object *shmem;
+	struct pto_bo *bo;
+	u64 size;
+	int ret;
+
+	if (args->flags || args->handle)
+		return -EINVAL;
+	ret = pto_bo_size_check(args->size, &size);
+	if (ret)
+		return ret;
+	ret = pto_bo_charge(pdev, pfile->gm, size);
+	if (ret)
+		return ret;
+
+	shmem = drm_gem_shmem_create(drm, size);
+	if (IS_ERR(shmem)) {
+		pto_bo_uncharge(pdev, pfile->gm, size);
+		return PTR_ERR(shmem);
+	}
+	bo = container_of(shmem, struct pto_bo, base);
+	kref_get(&pfile->gm->ref);
+	bo->gm = pfile->gm;
+
+	ret = drm_gem_handle_create(file, &shmem->base, &args->handle);
+	/* The handle holds the reference now (or creation failed: free). */
+	drm_gem_object_put(&shmem->base);
+	if (ret)
+		return ret;
+	args->size = size;
+	return 0;
+}
+
+int pto_ioctl_bo_info(struct drm_device *drm, void *data,
+		      struct drm_file *file)
+{
+	struct drm_pto_npu_bo_info *args = data;
+	struct drm_gem_object *obj;
+	int ret;
+
+	if (args->flags)
+		return -EINVAL;
+	obj = drm_gem_object_lookup(file, args->handle);
+	if (!obj)
+		return -ENOENT;
+	ret = drm_gem_create_mmap_offset(obj);
+	if (!ret) {
+		args->size = obj->size;
+		args->mmap_offset = drm_vma_node_offset_addr(&obj->vma_node);
+	}
+	drm_gem_object_put(obj);
+	return ret;
+}

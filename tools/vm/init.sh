@@ -1,0 +1,140 @@
+#!/bin/busybox sh
+# /init of the pto-npu test VM. The mode comes from the kernel command line
+# (pto.mode=check|demo|shell). Output is framed for tools/vm/parse-results.py:
+#   === PTO-SUITE <kind> <name>   ...TAP...   === PTO-END <name> rc=<rc>
+/bin/busybox --install -s /bin
+export PATH=/bin:/sbin:/pto/bin
+export LD_LIBRARY_PATH=/pto/lib
+
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev 2>/dev/null
+mount -t debugfs debugfs /sys/kernel/debug
+mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
+mount -t tmpfs tmp /tmp
+echo "=== PTO-VM $(uname -r)"
+
+mode=check
+for arg in $(cat /proc/cmdline); do
+	case "$arg" in
+	pto.mode=*) mode=${arg#pto.mode=} ;;
+	esac
+done
+
+KMEMLEAK=/sys/kernel/debug/kmemleak
+MOD=/pto/modules
+
+suite() { echo "=== PTO-SUITE $1 $2"; }
+suite_end() { echo "=== PTO-END $1 rc=$2"; }
+
+finish() {
+	# The whole kernel log, every level, for the host's splat scan.
+	echo "=== PTO-DMESG"
+	dmesg
+	echo "=== PTO-DONE"
+	sync
+	reboot -f
+}
+
+# Suspects from boot are not ours.
+if [ -w $KMEMLEAK ]; then
+	echo scan >$KMEMLEAK
+	echo clear >$KMEMLEAK
+fi
+
+vm_tests() {
+	n=0
+	fails=0
+	tap() {
+		n=$((n + 1))
+		if [ "$1" = 0 ]; then echo "ok $n $2"; else echo "not ok $n $2"; fails=$((fails + 1)); fi
+	}
+	suite vm module
+	echo "TAP version 13"
+	echo "1..4"
+	insmod $MOD/pto_npu.ko
+	rc=$?
+	[ $rc = 0 ] && [ -c /dev/accel/accel0 ]
+	tap $? "insmod creates /dev/accel/accel0"
+	ok=0
+	for i in 1 2 3 4 5; do
+		rmmod pto_npu || ok=1
+		[ -e /dev/accel/accel0 ] && ok=1
+		insmod $MOD/pto_npu.ko || ok=1
+	done
+	[ -c /dev/accel/accel0 ]
+	tap $((ok | $?)) "load/unload cycles"
+	rmmod pto_npu
+	insmod $MOD/pto_npu.ko clusters=0 2>/dev/null
+	[ $? != 0 ]
+	tap $? "invalid topology refused at load"
+	insmod $MOD/pto_npu.ko clusters=4 devices=2 &&
+		[ -c /dev/accel/accel0 ] && [ -c /dev/accel/accel1 ] &&
+		rmmod pto_npu && insmod $MOD/pto_npu.ko
+	tap $? "several device instances"
+	suite_end module $fails
+}
+
+case "$mode" in
+check)
+	vm_tests
+	if [ -f $MOD/pto_npu_kunit.ko ]; then
+		insmod $MOD/pto_npu_kunit.ko
+		for d in /sys/kernel/debug/kunit/pto_*; do
+			[ -d "$d" ] || continue
+			name=$(basename "$d")
+			suite kunit "$name"
+			cat "$d/results"
+			suite_end "$name" 0
+		done
+		rmmod pto_npu_kunit
+	fi
+	for t in /pto/selftests/*; do
+		[ -x "$t" ] || continue
+		name=$(basename "$t")
+		suite kselftest "$name"
+		(cd /tmp && "$t" 2>&1)
+		suite_end "$name" $?
+	done
+	rmmod pto_npu
+	if [ -w $KMEMLEAK ]; then
+		# Objects younger than 5 s are never reported: let them age.
+		sleep 6
+		echo scan >$KMEMLEAK
+		echo scan >$KMEMLEAK
+		suite vm kmemleak
+		echo "1..1"
+		leaks=$(cat $KMEMLEAK)
+		if [ -n "$leaks" ]; then
+			echo "$leaks"
+			echo "kmemleak: suspected memory leaks after the suite"
+			echo "not ok 1 no leaks after the suite and module unload"
+		else
+			echo "ok 1 no leaks after the suite and module unload"
+		fi
+		suite_end kmemleak 0
+	fi
+	finish
+	;;
+demo)
+	insmod $MOD/pto_npu.ko || finish
+	if [ -x /pto/demo.sh ]; then
+		/pto/demo.sh
+		echo "=== PTO-DEMO rc=$?"
+	else
+		ptoctl info
+		echo "=== PTO-DEMO rc=$?"
+	fi
+	finish
+	;;
+shell)
+	insmod $MOD/pto_npu.ko
+	echo "pto-npu VM: module loaded, tools in /pto/bin, tests in /pto/selftests; 'reboot -f' to leave"
+	setsid cttyhack sh
+	finish
+	;;
+*)
+	echo "unknown pto.mode=$mode"
+	finish
+	;;
+esac

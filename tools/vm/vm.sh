@@ -1,0 +1,53 @@
+#!/bin/sh
+# Boot the pto-npu VM under qemu (software emulation), with the serial
+# console captured to a log kept under BUILD/vm/.
+#
+# usage: vm.sh --mode check|demo|shell [--build DIR] [--config FRAGMENT]
+#              [--timeout SECONDS] [--smp N] [--log FILE]
+set -eu
+
+here=$(cd "$(dirname "$0")" && pwd)
+mode=check
+build=build
+config=$here/test.config
+smp=${PTO_VM_SMP:-4}
+mem=${PTO_VM_MEM:-2G}
+timeout_s=${PTO_VM_TIMEOUT:-1200}
+log=""
+
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--mode) mode=$2; shift 2 ;;
+	--build) build=$2; shift 2 ;;
+	--config) config=$2; shift 2 ;;
+	--timeout) timeout_s=$2; shift 2 ;;
+	--smp) smp=$2; shift 2 ;;
+	--log) log=$2; shift 2 ;;
+	*) echo "vm.sh: unknown option $1" >&2; exit 2 ;;
+	esac
+done
+
+kdir=$("$here/build-kernel.sh" "$config")
+mkdir -p "$build/vm"
+[ -n "$log" ] || log="$build/vm/$mode.log"
+initrd="$build/vm/initramfs.cpio"
+"$here/mkinitramfs.sh" "$build" "$initrd"
+
+# oops=panic + panic=-1 + -no-reboot: a crashed kernel ends the run at once.
+append="console=ttyS0 loglevel=5 oops=panic panic=-1 pto.mode=$mode"
+set -- qemu-system-x86_64 -accel tcg,thread=multi -cpu max -smp "$smp" -m "$mem" \
+	-kernel "$kdir/arch/x86/boot/bzImage" -initrd "$initrd" \
+	-append "$append" -nographic -no-reboot
+
+if [ "$mode" = shell ]; then
+	exec "$@"
+fi
+
+echo "vm: booting ($mode, $smp vCPUs, timeout ${timeout_s}s, console log $log)" >&2
+rc=0
+timeout --foreground -k 10 "$timeout_s" "$@" </dev/null >"$log" 2>&1 || rc=$?
+if [ $rc = 124 ] || [ $rc = 137 ]; then
+	echo "vm: TIMEOUT after ${timeout_s}s; console log: $log" >&2
+	echo "=== PTO-VM-TIMEOUT" >>"$log"
+fi
+exit 0
