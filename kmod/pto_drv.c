@@ -202,7 +202,6 @@ static const struct drm_driver pto_drm_driver = {
 	.open = pto_open,
 	.postclose = pto_postclose,
 	.gem_create_object = pto_gem_create_object,
-	.gem_prime_import_sg_table = drm_gem_shmem_prime_import_sg_table,
 	.ioctls = pto_ioctls,
 	.num_ioctls = ARRAY_SIZE(pto_ioctls),
 	.fops = &pto_fops,

@@ -53,11 +53,12 @@ static void pto_bo_uncharge(struct pto_device *pdev, struct pto_gm_account *gm,
 static int pto_bo_charge(struct pto_device *pdev, struct pto_gm_account *gm,
 			 u64 size)
 {
-	if (atomic64_inc_return(&gm->bos) > PTO_MAX_BOS_PER_CONTEXT ||
-	    atomic64_add_return(size, &gm->bytes) > PTO_MAX_GM_PER_CONTEXT) {
-		/* Undo both: the add above ran only if the inc passed. */
-		if (atomic64_read(&gm->bos) <= PTO_MAX_BOS_PER_CONTEXT)
-			atomic64_sub(size, &gm->bytes);
+	if (atomic64_inc_return(&gm->bos) > PTO_MAX_BOS_PER_CONTEXT) {
+		atomic64_dec(&gm->bos);
+		return -ENOSPC;
+	}
+	if (atomic64_add_return(size, &gm->bytes) > PTO_MAX_GM_PER_CONTEXT) {
+		atomic64_sub(size, &gm->bytes);
 		atomic64_dec(&gm->bos);
 		return -ENOSPC;
 	}

@@ -12,13 +12,14 @@
 #define _UAPI_PTO_NPU_ACCEL_H_
 
 #include "drm.h"
+#include "pto_npu_isa.h"
 
 #if defined(__cplusplus)
 extern "C" {
 #endif
 
 /** DRM_PTO_NPU_UAPI_VERSION - bumped whenever the ABI grows. */
-#define DRM_PTO_NPU_UAPI_VERSION 1
+#define DRM_PTO_NPU_UAPI_VERSION 2
 
 /*
  * Ioctl numbers, relative to DRM_COMMAND_BASE. Append only: a number is
@@ -31,6 +32,18 @@ enum drm_pto_npu_ioctl_nr {
 	DRM_PTO_NPU_BO_CREATE = 0x01,
 	/** @DRM_PTO_NPU_BO_INFO: size and mmap offset of a GM buffer. */
 	DRM_PTO_NPU_BO_INFO = 0x02,
+	/** @DRM_PTO_NPU_KERNEL_CREATE: upload and verify a kernel program. */
+	DRM_PTO_NPU_KERNEL_CREATE = 0x03,
+	/** @DRM_PTO_NPU_KERNEL_DESTROY: drop a kernel handle. */
+	DRM_PTO_NPU_KERNEL_DESTROY = 0x04,
+	/** @DRM_PTO_NPU_QUEUE_CREATE: create a dispatch queue (SQ + CQ rings). */
+	DRM_PTO_NPU_QUEUE_CREATE = 0x05,
+	/** @DRM_PTO_NPU_QUEUE_DESTROY: destroy an idle dispatch queue. */
+	DRM_PTO_NPU_QUEUE_DESTROY = 0x06,
+	/** @DRM_PTO_NPU_QUEUE_SUBMIT: ring the doorbell: take entries off the SQ. */
+	DRM_PTO_NPU_QUEUE_SUBMIT = 0x07,
+	/** @DRM_PTO_NPU_QUEUE_WAIT: flush held completions, wait for CQEs. */
+	DRM_PTO_NPU_QUEUE_WAIT = 0x08,
 };
 
 /**
@@ -114,8 +127,28 @@ struct drm_pto_npu_limits {
 	__u64 max_gm_per_context;
 	/** @max_bos_per_context: GM buffers one open file may hold. */
 	__u32 max_bos_per_context;
-	/** @pad: zero. */
-	__u32 pad;
+	/** @max_kernels_per_context: kernel handles one open file may hold. */
+	__u32 max_kernels_per_context;
+	/** @max_insns: instructions of one kernel. */
+	__u32 max_insns;
+	/** @max_queues_per_context: dispatch queues one open file may hold. */
+	__u32 max_queues_per_context;
+	/** @max_sq_slots: SQ slots of one queue (power of two). */
+	__u32 max_sq_slots;
+	/** @max_cq_entries: CQ entries of one queue (power of two). */
+	__u32 max_cq_entries;
+	/** @max_inflight_tasks: tasks taken but not yet completed, per context. */
+	__u32 max_inflight_tasks;
+	/** @max_tensor_args: tensor arguments of one task. */
+	__u32 max_tensor_args;
+	/** @max_scalar_args: scalar arguments of one task. */
+	__u32 max_scalar_args;
+	/** @max_deps: dependencies of one task. */
+	__u32 max_deps;
+	/** @max_block_num: blocks of one task. */
+	__u32 max_block_num;
+	/** @timeout_ms: no-progress timeout of a task (module parameter). */
+	__u32 timeout_ms;
 };
 
 /**
@@ -166,6 +199,421 @@ struct drm_pto_npu_bo_info {
 	__u64 mmap_offset;
 };
 
+/**
+ * enum drm_pto_npu_verify_error - why the verifier refused a kernel
+ *
+ * Returned in &drm_pto_npu_kernel_create.error_code with the failing
+ * instruction (or tile declaration) index; the log says it in words.
+ */
+enum drm_pto_npu_verify_error {
+	DRM_PTO_NPU_VERIFY_OK = 0,
+	DRM_PTO_NPU_VERIFY_EMPTY = 1,
+	DRM_PTO_NPU_VERIFY_TOO_LONG = 2,
+	DRM_PTO_NPU_VERIFY_BAD_OPCODE = 3,
+	DRM_PTO_NPU_VERIFY_RESERVED_OPCODE = 4,
+	DRM_PTO_NPU_VERIFY_BAD_REG = 5,
+	DRM_PTO_NPU_VERIFY_BAD_MODE = 6,
+	DRM_PTO_NPU_VERIFY_BAD_FLAGS = 7,
+	DRM_PTO_NPU_VERIFY_BAD_JUMP = 8,
+	DRM_PTO_NPU_VERIFY_LOOP_NESTING = 9,
+	DRM_PTO_NPU_VERIFY_CORE_TYPE = 10,
+	DRM_PTO_NPU_VERIFY_TILE_SHAPE = 11,
+	DRM_PTO_NPU_VERIFY_TILE_DTYPE = 12,
+	DRM_PTO_NPU_VERIFY_TILE_BUF = 13,
+	DRM_PTO_NPU_VERIFY_BUDGET = 14,
+	DRM_PTO_NPU_VERIFY_BAD_TILE_DECL = 15,
+	DRM_PTO_NPU_VERIFY_NO_END = 16,
+	DRM_PTO_NPU_VERIFY_ARG_INDEX = 17,
+	DRM_PTO_NPU_VERIFY_ARG_DTYPE = 18,
+	DRM_PTO_NPU_VERIFY_RESERVED_FIELD = 19,
+};
+
+/**
+ * struct drm_pto_npu_kernel_create - DRM_IOCTL_PTO_NPU_KERNEL_CREATE
+ *
+ * Copies the program in, verifies it once and returns a handle. A refused
+ * program fails with -EINVAL and @error_code, @error_insn and, when @log is
+ * given, a NUL-terminated message. Other errors: -EFAULT (pointers),
+ * -ENOSPC (per-context kernel cap), -E2BIG (@num_insns over the cap).
+ */
+struct drm_pto_npu_kernel_create {
+	/** @insns: user pointer to @num_insns &struct pto_insn. */
+	__u64 insns;
+	/** @tiles: user pointer to @num_tiles &struct pto_tile_decl. */
+	__u64 tiles;
+	/** @log: user pointer to @log_size bytes for the verifier log, or 0. */
+	__u64 log;
+	/** @num_insns: 1..&drm_pto_npu_limits.max_insns. */
+	__u32 num_insns;
+	/** @num_tiles: 0..PTO_NUM_TREGS. */
+	__u32 num_tiles;
+	/** @log_size: bytes at @log (0 with @log 0). */
+	__u32 log_size;
+	/** @core_type: &enum pto_core_type the program is for. */
+	__u32 core_type;
+	/** @flags: must be zero. */
+	__u32 flags;
+	/** @handle: out: kernel handle, never 0. */
+	__u32 handle;
+	/** @error_insn: out: index of the refused instruction or tile, ~0 if none. */
+	__u32 error_insn;
+	/** @error_code: out: &enum drm_pto_npu_verify_error. */
+	__u32 error_code;
+	/** @num_tensor_args: out: tensor arguments a task must pass. */
+	__u32 num_tensor_args;
+	/** @num_scalar_args: out: scalar arguments a task must pass. */
+	__u32 num_scalar_args;
+};
+
+/**
+ * struct drm_pto_npu_kernel_destroy - DRM_IOCTL_PTO_NPU_KERNEL_DESTROY
+ *
+ * Tasks already taken keep the program alive. -ENOENT for an unknown handle.
+ */
+struct drm_pto_npu_kernel_destroy {
+	/** @handle: kernel handle. */
+	__u32 handle;
+	/** @pad: must be zero. */
+	__u32 pad;
+};
+
+/*
+ * Dispatch queues.
+ *
+ * A queue is one GEM buffer (mmap it with &drm_pto_npu_queue_create.handle
+ * like any GM buffer) holding &struct drm_pto_npu_ring_header, the
+ * submission ring (SQ) of 64-byte slots and the completion ring (CQ) of
+ * &struct drm_pto_npu_cqe. Indices are free running u32 counters, masked
+ * by the ring size. User space writes SQ entries, publishes them with a
+ * release store of sq_tail and rings the doorbell (DRM_IOCTL_PTO_NPU_QUEUE_SUBMIT);
+ * the kernel copies each entry out of the ring before validating it.
+ */
+
+/** DRM_PTO_NPU_SQ_SLOT_SIZE - bytes of one SQ slot. */
+#define DRM_PTO_NPU_SQ_SLOT_SIZE 64
+
+/**
+ * struct drm_pto_npu_ring_header - shared indices at offset 0 of a queue
+ *
+ * Each index sits in its own 64-byte line. User space owns @sq_tail and
+ * @cq_head, the kernel owns @sq_head and @cq_tail.
+ */
+struct drm_pto_npu_ring_header {
+	/** @sq_head: slots the kernel has taken. */
+	__u32 sq_head;
+	/** @pad0: unused. */
+	__u32 pad0[15];
+	/** @sq_tail: slots user space has published. */
+	__u32 sq_tail;
+	/** @pad1: unused. */
+	__u32 pad1[15];
+	/** @cq_head: CQEs user space has consumed. */
+	__u32 cq_head;
+	/** @pad2: unused. */
+	__u32 pad2[15];
+	/** @cq_tail: CQEs the kernel has posted. */
+	__u32 cq_tail;
+	/** @cq_held: completions waiting for CQ space (back-pressure). */
+	__u32 cq_held;
+	/** @pad3: unused. */
+	__u32 pad3[14];
+};
+
+/* Task flags, &drm_pto_npu_sqe.flags. */
+/** DRM_PTO_NPU_TASK_F_SYNC_START: all blocks resident at once (SPMD). */
+#define DRM_PTO_NPU_TASK_F_SYNC_START (1U << 0)
+/** DRM_PTO_NPU_TASK_F_EARLY_RESOLVE: allow_early_resolve (pre-staging). */
+#define DRM_PTO_NPU_TASK_F_EARLY_RESOLVE (1U << 1)
+/** DRM_PTO_NPU_TASK_F_PREDICATE: a &struct drm_pto_npu_predicate follows. */
+#define DRM_PTO_NPU_TASK_F_PREDICATE (1U << 2)
+/** DRM_PTO_NPU_TASK_F_ALL: flags this module knows. */
+#define DRM_PTO_NPU_TASK_F_ALL (DRM_PTO_NPU_TASK_F_SYNC_START | \
+				DRM_PTO_NPU_TASK_F_EARLY_RESOLVE | \
+				DRM_PTO_NPU_TASK_F_PREDICATE)
+
+/**
+ * struct drm_pto_npu_sqe - header of one SQ entry (one task)
+ *
+ * An entry occupies @num_slots consecutive 64-byte slots (it may wrap
+ * around the ring end): this header, then @num_tensors
+ * &struct drm_pto_npu_tensor_arg, @num_scalars __s64 scalars, @num_deps
+ * __s64 dependencies, and a &struct drm_pto_npu_predicate when
+ * DRM_PTO_NPU_TASK_F_PREDICATE is set, packed in that order and padded to
+ * a whole slot.
+ *
+ * A dependency > 0 is an absolute task id of this context, < 0 is relative
+ * to this task's own id (-1: the entry taken just before). Task ids start
+ * at 1 and count every entry taken from any queue of the context, valid
+ * or not. A dependency on a task that already completed is satisfied, on
+ * one that failed makes this task fail with DRM_PTO_NPU_STATUS_DEP_FAILED.
+ */
+struct drm_pto_npu_sqe {
+	/** @user_data: copied to every CQE of the task. */
+	__u64 user_data;
+	/** @kernel_aiv: vector kernel handle, or 0. */
+	__u32 kernel_aiv;
+	/** @kernel_aic: cube kernel handle, or 0. */
+	__u32 kernel_aic;
+	/** @flags: DRM_PTO_NPU_TASK_F_*. */
+	__u32 flags;
+	/** @block_num: SPMD blocks, 1..&drm_pto_npu_limits.max_block_num. */
+	__u32 block_num;
+	/** @num_slots: slots this entry occupies, header included. */
+	__u16 num_slots;
+	/** @num_tensors: tensor arguments that follow. */
+	__u8 num_tensors;
+	/** @num_scalars: scalar arguments that follow. */
+	__u8 num_scalars;
+	/** @num_deps: dependencies that follow. */
+	__u8 num_deps;
+	/** @split_mode: mixed kernels (later); must be zero. */
+	__u8 split_mode;
+	/** @slot_num: cross-core ring slots of a mixed kernel (later); zero. */
+	__u16 slot_num;
+	/** @reserved: must be zero. */
+	__u64 reserved[4];
+};
+
+/**
+ * struct drm_pto_npu_tensor_arg - one GM tensor argument of a task
+ *
+ * The kernel addresses a tensor as a 2-D [rows, cols] view: cols is the
+ * last dimension, rows the product of the others, which must be laid out
+ * contiguously over each other. Every byte the view can address must lie
+ * inside the buffer.
+ */
+struct drm_pto_npu_tensor_arg {
+	/** @handle: GEM handle of the buffer. */
+	__u32 handle;
+	/** @dtype: &enum pto_isa_dtype. */
+	__u8 dtype;
+	/** @ndim: 1..4. */
+	__u8 ndim;
+	/** @flags: must be zero. */
+	__u16 flags;
+	/** @offset: byte offset in the buffer, aligned to the element size. */
+	__u64 offset;
+	/** @shape: dims 0..ndim-1 (>= 1), the rest zero. */
+	__u32 shape[4];
+	/** @strides: element strides, or all zero for row-major. */
+	__u32 strides[4];
+};
+
+/**
+ * struct drm_pto_npu_predicate - dispatch predicate (later feature)
+ */
+struct drm_pto_npu_predicate {
+	/** @tensor: index of the tensor argument holding the operand. */
+	__u8 tensor;
+	/** @op: &enum pto_cmp. */
+	__u8 op;
+	/** @pad: zero. */
+	__u16 pad;
+	/** @row: row of the operand element in the tensor's 2-D view. */
+	__u32 row;
+	/** @col: column of the operand element. */
+	__u32 col;
+	/** @pad2: zero. */
+	__u32 pad2;
+	/** @literal: right-hand side. */
+	__s64 literal;
+};
+
+/**
+ * enum drm_pto_npu_status - &drm_pto_npu_cqe.status
+ */
+enum drm_pto_npu_status {
+	/** @DRM_PTO_NPU_STATUS_OK: the block ran to its END. */
+	DRM_PTO_NPU_STATUS_OK = 0,
+	/** @DRM_PTO_NPU_STATUS_INVALID: the entry was refused; see @reason. */
+	DRM_PTO_NPU_STATUS_INVALID = 1,
+	/** @DRM_PTO_NPU_STATUS_GM_FAULT: GM access outside a tensor; detail = tensor << 56 | element offset. */
+	DRM_PTO_NPU_STATUS_GM_FAULT = 2,
+	/** @DRM_PTO_NPU_STATUS_TIMEOUT: no progress within the timeout. */
+	DRM_PTO_NPU_STATUS_TIMEOUT = 3,
+	/** @DRM_PTO_NPU_STATUS_DEP_FAILED: a dependency failed; not run. */
+	DRM_PTO_NPU_STATUS_DEP_FAILED = 4,
+	/** @DRM_PTO_NPU_STATUS_CANCELLED: the context went away first. */
+	DRM_PTO_NPU_STATUS_CANCELLED = 5,
+	/** @DRM_PTO_NPU_STATUS_ARITH_FAULT: scalar division by zero; detail = insn. */
+	DRM_PTO_NPU_STATUS_ARITH_FAULT = 6,
+	/** @DRM_PTO_NPU_STATUS_LOOP_FAULT: LOOP count negative or over the cap; detail = insn. */
+	DRM_PTO_NPU_STATUS_LOOP_FAULT = 7,
+	/** @DRM_PTO_NPU_STATUS_SKIPPED: predicate false, retired without running. */
+	DRM_PTO_NPU_STATUS_SKIPPED = 8,
+	/** @DRM_PTO_NPU_STATUS_BARRIER_FAULT: partial HARD syncall (hardware 507018). */
+	DRM_PTO_NPU_STATUS_BARRIER_FAULT = 9,
+	/** @DRM_PTO_NPU_STATUS_NOMEM: out of kernel memory taking the entry. */
+	DRM_PTO_NPU_STATUS_NOMEM = 10,
+};
+
+/**
+ * enum drm_pto_npu_reason - why an entry was refused (STATUS_INVALID)
+ *
+ * &drm_pto_npu_cqe.detail names the argument index where one applies.
+ */
+enum drm_pto_npu_reason {
+	DRM_PTO_NPU_REASON_NONE = 0,
+	/** @DRM_PTO_NPU_REASON_SLOTS: num_slots does not match the counts, or exceeds what was published. */
+	DRM_PTO_NPU_REASON_SLOTS = 1,
+	/** @DRM_PTO_NPU_REASON_FLAGS: unknown or not yet supported flag. */
+	DRM_PTO_NPU_REASON_FLAGS = 2,
+	/** @DRM_PTO_NPU_REASON_RESERVED: a reserved or pad field is not zero. */
+	DRM_PTO_NPU_REASON_RESERVED = 3,
+	/** @DRM_PTO_NPU_REASON_KERNEL: unknown kernel handle or none given. */
+	DRM_PTO_NPU_REASON_KERNEL = 4,
+	/** @DRM_PTO_NPU_REASON_KERNEL_TYPE: kernel of the wrong core type for its slot. */
+	DRM_PTO_NPU_REASON_KERNEL_TYPE = 5,
+	/** @DRM_PTO_NPU_REASON_BLOCK_NUM: block_num 0 or over the cap. */
+	DRM_PTO_NPU_REASON_BLOCK_NUM = 6,
+	/** @DRM_PTO_NPU_REASON_COUNTS: more tensors, scalars or deps than the caps. */
+	DRM_PTO_NPU_REASON_COUNTS = 7,
+	/** @DRM_PTO_NPU_REASON_ARG_COUNT: fewer arguments than the kernel uses. */
+	DRM_PTO_NPU_REASON_ARG_COUNT = 8,
+	/** @DRM_PTO_NPU_REASON_TENSOR_HANDLE: unknown buffer handle; detail = tensor. */
+	DRM_PTO_NPU_REASON_TENSOR_HANDLE = 9,
+	/** @DRM_PTO_NPU_REASON_TENSOR_LAYOUT: bad dtype, ndim, shape, strides or alignment; detail = tensor. */
+	DRM_PTO_NPU_REASON_TENSOR_LAYOUT = 10,
+	/** @DRM_PTO_NPU_REASON_TENSOR_RANGE: the view reaches outside its buffer; detail = tensor. */
+	DRM_PTO_NPU_REASON_TENSOR_RANGE = 11,
+	/** @DRM_PTO_NPU_REASON_TENSOR_DTYPE: dtype differs from the kernel's use; detail = tensor. */
+	DRM_PTO_NPU_REASON_TENSOR_DTYPE = 12,
+	/** @DRM_PTO_NPU_REASON_DEP: dependency not on an earlier task; detail = dep index. */
+	DRM_PTO_NPU_REASON_DEP = 13,
+	/** @DRM_PTO_NPU_REASON_PREDICATE: bad predicate operand, op or index. */
+	DRM_PTO_NPU_REASON_PREDICATE = 14,
+	/** @DRM_PTO_NPU_REASON_SYNC_START: more blocks than the device holds at once. */
+	DRM_PTO_NPU_REASON_SYNC_START = 15,
+};
+
+/* CQE flags, &drm_pto_npu_cqe.flags. */
+/** DRM_PTO_NPU_CQE_F_LAST: last CQE of its task; status is the task's. */
+#define DRM_PTO_NPU_CQE_F_LAST (1U << 0)
+/** DRM_PTO_NPU_CQE_F_RAN: this block ran on @core (timestamps valid). */
+#define DRM_PTO_NPU_CQE_F_RAN (1U << 1)
+/** DRM_PTO_NPU_CQE_F_STAGED: this block was pre-staged (later feature). */
+#define DRM_PTO_NPU_CQE_F_STAGED (1U << 2)
+
+/**
+ * struct drm_pto_npu_cqe - one completion entry
+ *
+ * A task that ran posts one CQE per block, the last one flagged
+ * DRM_PTO_NPU_CQE_F_LAST and carrying the task's status. A task that never
+ * ran (refused, skipped, dependency failed, cancelled) posts one CQE.
+ * Timestamps are CLOCK_MONOTONIC nanoseconds.
+ */
+struct drm_pto_npu_cqe {
+	/** @user_data: from the SQ entry. */
+	__u64 user_data;
+	/** @task_id: id the entry was given when taken. */
+	__u64 task_id;
+	/** @status: &enum drm_pto_npu_status of this block (LAST: of the task). */
+	__s32 status;
+	/** @block: block index. */
+	__u32 block;
+	/** @core: core index among cores of @core_type. */
+	__u16 core;
+	/** @core_type: &enum pto_core_type, 0 if the block never ran. */
+	__u8 core_type;
+	/** @reason: &enum drm_pto_npu_reason for STATUS_INVALID. */
+	__u8 reason;
+	/** @flags: DRM_PTO_NPU_CQE_F_*. */
+	__u32 flags;
+	/** @detail: status-specific detail (fault location, argument index). */
+	__u64 detail;
+	/** @ts_dispatch: the scheduler handed the block to the core. */
+	__u64 ts_dispatch;
+	/** @ts_receive: the core picked it up. */
+	__u64 ts_receive;
+	/** @ts_start: the kernel started. */
+	__u64 ts_start;
+	/** @ts_end: the kernel returned. */
+	__u64 ts_end;
+	/** @ts_finish: the scheduler observed the completion. */
+	__u64 ts_finish;
+};
+
+/**
+ * struct drm_pto_npu_queue_create - DRM_IOCTL_PTO_NPU_QUEUE_CREATE
+ */
+struct drm_pto_npu_queue_create {
+	/** @sq_slots: in: power of two, 0 for the default (1024); out: actual. */
+	__u32 sq_slots;
+	/** @cq_entries: in: power of two, 0 for 4 * @sq_slots; out: actual. */
+	__u32 cq_entries;
+	/** @flags: must be zero. */
+	__u32 flags;
+	/** @queue_id: out: queue id, never 0. */
+	__u32 queue_id;
+	/** @handle: out: GEM handle of the ring memory (mmap it; closing it does not destroy the queue). */
+	__u32 handle;
+	/** @pad: must be zero. */
+	__u32 pad;
+	/** @mmap_offset: out: mmap offset of the ring memory. */
+	__u64 mmap_offset;
+	/** @ring_size: out: bytes to map. */
+	__u64 ring_size;
+	/** @sq_offset: out: byte offset of SQ slot 0. */
+	__u32 sq_offset;
+	/** @cq_offset: out: byte offset of CQE 0. */
+	__u32 cq_offset;
+};
+
+/**
+ * struct drm_pto_npu_queue_destroy - DRM_IOCTL_PTO_NPU_QUEUE_DESTROY
+ *
+ * -EBUSY while tasks taken from the queue are in flight or held.
+ */
+struct drm_pto_npu_queue_destroy {
+	/** @queue_id: queue id. */
+	__u32 queue_id;
+	/** @pad: must be zero. */
+	__u32 pad;
+};
+
+/**
+ * struct drm_pto_npu_queue_submit - DRM_IOCTL_PTO_NPU_QUEUE_SUBMIT (doorbell)
+ *
+ * Takes every entry published between sq_head and sq_tail, in order, until
+ * the context's in-flight cap is reached (back-pressure: the rest stay in
+ * the ring; @consumed says how many were taken). Invalid entries are taken
+ * too and complete at once with STATUS_INVALID.
+ */
+struct drm_pto_npu_queue_submit {
+	/** @queue_id: queue id. */
+	__u32 queue_id;
+	/** @flags: must be zero. */
+	__u32 flags;
+	/** @syncobj: 0, or a syncobj that signals when every task taken here retires. */
+	__u32 syncobj;
+	/** @consumed: out: entries taken. */
+	__u32 consumed;
+	/** @syncobj_point: timeline point for @syncobj, 0 for a binary syncobj. */
+	__u64 syncobj_point;
+	/** @first_task_id: out: id given to the first entry taken. */
+	__u64 first_task_id;
+};
+
+/**
+ * struct drm_pto_npu_queue_wait - DRM_IOCTL_PTO_NPU_QUEUE_WAIT
+ *
+ * Moves held completions into free CQ space, then waits until at least one
+ * CQE is unconsumed or @timeout_ns (absolute CLOCK_MONOTONIC) passes
+ * (-ETIME). @timeout_ns 0 does not wait.
+ */
+struct drm_pto_npu_queue_wait {
+	/** @queue_id: queue id. */
+	__u32 queue_id;
+	/** @flags: must be zero. */
+	__u32 flags;
+	/** @timeout_ns: absolute CLOCK_MONOTONIC deadline. */
+	__s64 timeout_ns;
+	/** @available: out: unconsumed CQEs. */
+	__u32 available;
+	/** @inflight: out: tasks of this queue not yet fully posted. */
+	__u32 inflight;
+};
+
 #define DRM_IOCTL_PTO_NPU_QUERY \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_PTO_NPU_QUERY, struct drm_pto_npu_query)
 #define DRM_IOCTL_PTO_NPU_BO_CREATE \
@@ -174,6 +622,24 @@ struct drm_pto_npu_bo_info {
 #define DRM_IOCTL_PTO_NPU_BO_INFO \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_PTO_NPU_BO_INFO, \
 		 struct drm_pto_npu_bo_info)
+#define DRM_IOCTL_PTO_NPU_KERNEL_CREATE \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_PTO_NPU_KERNEL_CREATE, \
+		 struct drm_pto_npu_kernel_create)
+#define DRM_IOCTL_PTO_NPU_KERNEL_DESTROY \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_PTO_NPU_KERNEL_DESTROY, \
+		struct drm_pto_npu_kernel_destroy)
+#define DRM_IOCTL_PTO_NPU_QUEUE_CREATE \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_PTO_NPU_QUEUE_CREATE, \
+		 struct drm_pto_npu_queue_create)
+#define DRM_IOCTL_PTO_NPU_QUEUE_DESTROY \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_PTO_NPU_QUEUE_DESTROY, \
+		struct drm_pto_npu_queue_destroy)
+#define DRM_IOCTL_PTO_NPU_QUEUE_SUBMIT \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_PTO_NPU_QUEUE_SUBMIT, \
+		 struct drm_pto_npu_queue_submit)
+#define DRM_IOCTL_PTO_NPU_QUEUE_WAIT \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_PTO_NPU_QUEUE_WAIT, \
+		 struct drm_pto_npu_queue_wait)
 
 #if defined(__cplusplus)
 }

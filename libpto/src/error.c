@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Error text. Only errnos libpto or pto_npu.ko give a specific meaning get
+ * their own wording; the rest fall back to the C library's description.
+ */
+#include <limits.h>
+#include <string.h>
+
+#include "internal.h"
+
+static const char *const pto_errors[] = {
+	[0] = "success",
+	[ENOENT] = "no such device node, buffer or object",
+	[ENODEV] = "not a pto_npu device",
+	[EINVAL] = "invalid argument",
+	[ENOSPC] = "GM budget of this device handle exhausted",
+	[E2BIG] = "a count or size is over the device's limit",
+	[EOVERFLOW] = "size or address arithmetic overflows",
+	[ERANGE] = "tensor reaches past the end of its buffer",
+	[EPROTO] = "unexpected answer from the pto_npu driver",
+	[ENOTTY] = "ioctl not supported by this pto_npu module",
+	[EACCES] = "permission denied on the device node",
+	[ENOMEM] = "out of memory",
+};
+
+PTO_API const char *pto_strerror(int err)
+{
+	const char *s;
+
+	if (err == INT_MIN)
+		return "unknown error";
+	if (err < 0)
+		err = -err;
+	if ((size_t)err < PTO_ARRAY_SIZE(pto_errors) && pto_errors[err])
+		return pto_errors[err];
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 32)
+	/* Thread-safe, unlike strerror() for unknown values. */
+	s = strerrordesc_np(err);
+#else
+	s = strerror(err);
+#endif
+	return s ? s : "unknown error";
+}

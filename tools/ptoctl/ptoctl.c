@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: MIT
+/*
+ * ptoctl: inspect a pto_npu device.
+ *
+ *   ptoctl [-d index | --device path] <command> [args]
+ *
+ * Commands live in one table; each gets the opened device and its own
+ * argv (argv[0] is the command name), so a command may parse options of
+ * its own (set optind = 0 before its first getopt call). A command returns
+ * the process exit status.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <pto/pto.h>
+
+#define PTOCTL_EXIT_ERROR 1
+#define PTOCTL_EXIT_USAGE 2
+
+struct ptoctl_cmd {
+	const char *name;
+	const char *summary;
+	int (*run)(struct pto_device *dev, int argc, char **argv);
+};
+
+static int ptoctl_info(struct pto_device *dev, int argc, char **argv);
+
+static const struct ptoctl_cmd ptoctl_cmds[] = {
+	{ "info", "topology, buffer budgets, limits and GM accounting",
+	  ptoctl_info },
+};
+
+static void ptoctl_usage(FILE *f)
+{
+	size_t i;
+
+	fprintf(f, "usage: ptoctl [-d index | --device path] <command> [args]\n"
+		   "\n"
+		   "options:\n"
+		   "  -d, --index N    use /dev/accel/accelN (default 0)\n"
+		   "  -D, --device P   use the device node at path P\n"
+		   "  -h, --help       show this help\n"
+		   "\n"
+		   "commands:\n");
+	for (i = 0; i < sizeof(ptoctl_cmds) / sizeof(ptoctl_cmds[0]); i++)
+		fprintf(f, "  %-8s %s\n", ptoctl_cmds[i].name,
+			ptoctl_cmds[i].summary);
+}
+
+static const struct ptoctl_cmd *ptoctl_find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(ptoctl_cmds) / sizeof(ptoctl_cmds[0]); i++)
+		if (!strcmp(ptoctl_cmds[i].name, name))
+			return &ptoctl_cmds[i];
+	return NULL;
+}
+
+static void ptoctl_print_kib(const char *what, uint32_t bytes)
+{
+	printf("  %-24s %" PRIu32 " KiB\n", what, bytes / 1024);
+}
+
+static void ptoctl_print_bytes(const char *what, uint64_t bytes)
+{
+	printf("  %-24s %" PRIu64 " bytes (%" PRIu64 " MiB)\n", what, bytes,
+	       bytes >> 20);
+}
+
+static void ptoctl_print_caps(uint64_t caps)
+{
+	uint64_t unknown = 0;
+	unsigned int bit;
+
+	printf("capabilities:");
+	if (!caps)
+		printf(" none");
+	for (bit = 0; bit < 64; bit++) {
+		uint64_t cap = UINT64_C(1) << bit;
+		const char *name;
+
+		if (!(caps & cap))
+			continue;
+		name = pto_capability_name(cap);
+		if (name)
+			printf(" %s", name);
+		else
+			unknown |= cap;
+	}
+	if (unknown)
+		printf(" unknown(0x%" PRIx64 ")", unknown);
+	printf("\n");
+}
+
+static int ptoctl_info(struct pto_device *dev, int argc, char **argv)
+{
+	struct pto_device_info info;
+	struct pto_memory_info mem;
+	struct pto_limits lim;
+	int ret;
+
+	if (argc > 1) {
+		fprintf(stderr, "ptoctl: info: unexpected argument '%s'\n",
+			argv[1]);
+		return PTOCTL_EXIT_USAGE;
+	}
+	ret = pto_device_query_info(dev, &info);
+	if (!ret)
+		ret = pto_device_query_limits(dev, &lim);
+	if (!ret)
+		ret = pto_device_query_memory(dev, &mem);
+	if (ret) {
+		fprintf(stderr, "ptoctl: %s: %s\n", pto_device_path(dev),
+			pto_strerror(ret));
+		return PTOCTL_EXIT_ERROR;
+	}
+
+	printf("device:       %s (index %" PRIu32 ")\n", pto_device_path(dev),
+	       info.device_index);
+	printf("uapi version: %" PRIu32 "\n", info.uapi_version);
+	printf("topology:     %" PRIu32 " clusters, %" PRIu32 " AIC, %" PRIu32
+	       " AIV\n",
+	       info.clusters, info.aic_cores, info.aiv_cores);
+	printf("local buffers:\n");
+	ptoctl_print_kib("AIV UB", info.aiv_ub_size);
+	ptoctl_print_kib("AIC L1", info.aic_l1_size);
+	ptoctl_print_kib("AIC L0A", info.aic_l0a_size);
+	ptoctl_print_kib("AIC L0B", info.aic_l0b_size);
+	ptoctl_print_kib("AIC L0C", info.aic_l0c_size);
+	printf("limits:\n");
+	ptoctl_print_bytes("max buffer size", lim.max_buffer_size);
+	ptoctl_print_bytes("max GM per context", lim.max_gm_per_context);
+	printf("  %-24s %" PRIu32 "\n", "max buffers per context",
+	       lim.max_buffers_per_context);
+	ptoctl_print_caps(info.capabilities);
+	printf("GM:\n");
+	printf("  %-24s %" PRIu64 " buffers, %" PRIu64 " bytes\n", "device",
+	       mem.device_buffers, mem.device_bytes);
+	printf("  %-24s %" PRIu64 " buffers, %" PRIu64 " bytes\n",
+	       "this context", mem.context_buffers, mem.context_bytes);
+	return 0;
+}
+
+static int ptoctl_parse_index(const char *s, unsigned int *index)
+{
+	unsigned long v;
+	char *end;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || end == s || *end || *s == '-' || v > UINT_MAX)
+		return -EINVAL;
+	*index = (unsigned int)v;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "index", required_argument, NULL, 'd' },
+		{ "device", required_argument, NULL, 'D' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const struct ptoctl_cmd *cmd;
+	const char *path = NULL;
+	struct pto_device *dev;
+	unsigned int index = 0;
+	int c, ret;
+
+	/* '+': stop at the command, whose options are its own. */
+	while ((c = getopt_long(argc, argv, "+d:D:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			if (ptoctl_parse_index(optarg, &index)) {
+				fprintf(stderr,
+					"ptoctl: bad device index '%s'\n",
+					optarg);
+				return PTOCTL_EXIT_USAGE;
+			}
+			path = NULL;
+			break;
+		case 'D':
+			path = optarg;
+			break;
+		case 'h':
+			ptoctl_usage(stdout);
+			return 0;
+		default:
+			ptoctl_usage(stderr);
+			return PTOCTL_EXIT_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		ptoctl_usage(stderr);
+		return PTOCTL_EXIT_USAGE;
+	}
+	cmd = ptoctl_find(argv[optind]);
+	if (!cmd) {
+		fprintf(stderr, "ptoctl: unknown command '%s'\n", argv[optind]);
+		ptoctl_usage(stderr);
+		return PTOCTL_EXIT_USAGE;
+	}
+
+	if (path)
+		ret = pto_device_open_path(path, &dev);
+	else
+		ret = pto_device_open(index, &dev);
+	if (ret) {
+		if (path)
+			fprintf(stderr, "ptoctl: %s: %s\n", path,
+				pto_strerror(ret));
+		else
+			fprintf(stderr, "ptoctl: /dev/accel/accel%u: %s\n",
+				index, pto_strerror(ret));
+		return PTOCTL_EXIT_ERROR;
+	}
+	ret = cmd->run(dev, argc - optind, argv + optind);
+	pto_device_close(dev);
+	return ret;
+}
