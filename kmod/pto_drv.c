@@ -8,6 +8,7 @@
 
 #include <linux/module.h>
 #include <linux/platform_device.h>
+#include <linux/poll.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <kunit/visibility.h>
@@ -19,6 +20,7 @@
 #include <drm/drm_ioctl.h>
 
 #include "pto_drv.h"
+#include "pto_task.h"
 
 static unsigned int clusters = 24;
 module_param(clusters, uint, 0444);
@@ -43,6 +45,10 @@ MODULE_PARM_DESC(aic_l0b_kib, "AIC L0B buffer in KiB (16-4096, default 64)");
 static unsigned int aic_l0c_kib = 128;
 module_param(aic_l0c_kib, uint, 0444);
 MODULE_PARM_DESC(aic_l0c_kib, "AIC L0C buffer in KiB (16-4096, default 128)");
+
+unsigned int pto_timeout_ms = 10000;
+module_param_named(timeout_ms, pto_timeout_ms, uint, 0644);
+MODULE_PARM_DESC(timeout_ms, "No-progress timeout of a task in ms (100-600000, default 10000)");
 
 static unsigned int devices = 1;
 module_param(devices, uint, 0444);
@@ -86,6 +92,12 @@ VISIBLE_IF_KUNIT u32 pto_query_copy_size(u32 user_size, u32 known_size)
 }
 EXPORT_SYMBOL_IF_KUNIT(pto_query_copy_size);
 
+/* The parameter is writable at run time; clamp what the scheduler uses. */
+u32 pto_clamped_timeout_ms(void)
+{
+	return clamp_t(u32, READ_ONCE(pto_timeout_ms), 100, 600000);
+}
+
 static void pto_fill_device_info(struct pto_device *pdev,
 				 struct drm_pto_npu_device_info *info)
 {
@@ -109,6 +121,17 @@ static void pto_fill_limits(struct drm_pto_npu_limits *lim)
 	lim->max_bo_size = PTO_MAX_BO_SIZE;
 	lim->max_gm_per_context = PTO_MAX_GM_PER_CONTEXT;
 	lim->max_bos_per_context = PTO_MAX_BOS_PER_CONTEXT;
+	lim->max_kernels_per_context = PTO_MAX_KERNELS_PER_CONTEXT;
+	lim->max_insns = PTO_MAX_INSNS;
+	lim->max_queues_per_context = PTO_MAX_QUEUES_PER_CONTEXT;
+	lim->max_sq_slots = PTO_MAX_SQ_SLOTS;
+	lim->max_cq_entries = PTO_MAX_CQ_ENTRIES;
+	lim->max_inflight_tasks = PTO_MAX_INFLIGHT_TASKS;
+	lim->max_tensor_args = PTO_MAX_TENSOR_ARGS;
+	lim->max_scalar_args = PTO_MAX_SCALAR_ARGS;
+	lim->max_deps = PTO_MAX_DEPS;
+	lim->max_block_num = PTO_MAX_BLOCK_NUM;
+	lim->timeout_ms = pto_clamped_timeout_ms();
 }
 
 static void pto_fill_memory_info(struct pto_device *pdev, struct pto_file *pfile,
@@ -175,7 +198,22 @@ static int pto_open(struct drm_device *drm, struct drm_file *file)
 		kfree(pfile);
 		return -ENOMEM;
 	}
+	pfile->scratch = pto_ctx_scratch_alloc();
+	if (!pfile->scratch) {
+		pto_gm_account_put(pfile->gm);
+		kfree(pfile);
+		return -ENOMEM;
+	}
+	mutex_init(&pfile->submit_lock);
 	pfile->pdev = to_pto_device(drm);
+	xa_init_flags(&pfile->kernels, XA_FLAGS_ALLOC1);
+	xa_init_flags(&pfile->queues, XA_FLAGS_ALLOC1);
+	xa_init(&pfile->tasks);
+	xa_init(&pfile->failed);
+	pfile->next_id = 1;
+	atomic_set(&pfile->inflight, 0);
+	INIT_LIST_HEAD(&pfile->live);
+	init_waitqueue_head(&pfile->wq);
 	file->driver_priv = pfile;
 	return 0;
 }
@@ -184,17 +222,52 @@ static void pto_postclose(struct drm_device *drm, struct drm_file *file)
 {
 	struct pto_file *pfile = file->driver_priv;
 
+	/* Cancel what is in flight and wait for running blocks to stop. */
+	pto_sched_cancel_ctx(pfile);
+	pto_queues_release(pfile);
+	pto_kernels_release(pfile);
+	xa_destroy(&pfile->tasks);
+	xa_destroy(&pfile->failed);
 	pto_gm_account_put(pfile->gm);
+	mutex_destroy(&pfile->submit_lock);
+	kfree(pfile->scratch);
 	kfree(pfile);
+}
+
+static __poll_t pto_poll(struct file *filp, struct poll_table_struct *wait)
+{
+	struct drm_file *file = filp->private_data;
+	struct pto_file *pfile = file->driver_priv;
+
+	poll_wait(filp, &pfile->wq, wait);
+	return drm_poll(filp, wait) | pto_queues_poll(pfile);
 }
 
 static const struct drm_ioctl_desc pto_ioctls[] = {
 	DRM_IOCTL_DEF_DRV(PTO_NPU_QUERY, pto_ioctl_query, 0),
 	DRM_IOCTL_DEF_DRV(PTO_NPU_BO_CREATE, pto_ioctl_bo_create, 0),
 	DRM_IOCTL_DEF_DRV(PTO_NPU_BO_INFO, pto_ioctl_bo_info, 0),
+	DRM_IOCTL_DEF_DRV(PTO_NPU_KERNEL_CREATE, pto_ioctl_kernel_create, 0),
+	DRM_IOCTL_DEF_DRV(PTO_NPU_KERNEL_DESTROY, pto_ioctl_kernel_destroy, 0),
+	DRM_IOCTL_DEF_DRV(PTO_NPU_QUEUE_CREATE, pto_ioctl_queue_create, 0),
+	DRM_IOCTL_DEF_DRV(PTO_NPU_QUEUE_DESTROY, pto_ioctl_queue_destroy, 0),
+	DRM_IOCTL_DEF_DRV(PTO_NPU_QUEUE_SUBMIT, pto_ioctl_queue_submit, 0),
+	DRM_IOCTL_DEF_DRV(PTO_NPU_QUEUE_WAIT, pto_ioctl_queue_wait, 0),
 };
 
-DEFINE_DRM_ACCEL_FOPS(pto_fops);
+/* DRM_ACCEL_FOPS, with a poll() that also reports completion entries. */
+static const struct file_operations pto_fops = {
+	.owner = THIS_MODULE,
+	.open = accel_open,
+	.release = drm_release,
+	.unlocked_ioctl = drm_ioctl,
+	.compat_ioctl = drm_compat_ioctl,
+	.poll = pto_poll,
+	.read = drm_read,
+	.llseek = noop_llseek,
+	.mmap = drm_gem_mmap,
+	.fop_flags = FOP_UNSIGNED_OFFSET,
+};
 
 static const struct drm_driver pto_drm_driver = {
 	.driver_features = DRIVER_COMPUTE_ACCEL | DRIVER_GEM |
@@ -239,12 +312,17 @@ static struct pto_device *pto_device_create(u32 index,
 	atomic64_set(&pdev->bos, 0);
 	atomic64_set(&pdev->bytes, 0);
 
-	ret = drm_dev_register(&pdev->drm, 0);
+	ret = pto_sched_init(pdev);
 	if (ret)
 		goto err_devres;
+	ret = drm_dev_register(&pdev->drm, 0);
+	if (ret)
+		goto err_sched;
 	pto_debugfs_init(pdev);
 	return pdev;
 
+err_sched:
+	pto_sched_fini(pdev);
 err_devres:
 	devres_release_group(&plat->dev, NULL);
 err_unregister:
@@ -257,6 +335,7 @@ static void pto_device_destroy(struct pto_device *pdev)
 	struct platform_device *plat = pdev->pdev;
 
 	drm_dev_unplug(&pdev->drm);
+	pto_sched_fini(pdev);
 	devres_release_group(&plat->dev, NULL);
 	platform_device_unregister(plat);
 }

@@ -5,7 +5,12 @@
 
 #include <linux/atomic.h>
 #include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/spinlock.h>
 #include <linux/types.h>
+#include <linux/wait.h>
+#include <linux/xarray.h>
 #include <drm/drm_device.h>
 #include <drm/drm_gem_shmem_helper.h>
 
@@ -56,6 +61,8 @@ struct pto_gm_account {
 	atomic64_t bytes;
 };
 
+struct pto_sched;
+
 /**
  * struct pto_device - one virtual NPU instance
  * @drm: the DRM accel device
@@ -64,6 +71,7 @@ struct pto_gm_account {
  * @topo: topology, fixed at creation
  * @bos: live GM buffers of all contexts
  * @bytes: live GM bytes of all contexts
+ * @sched: the emulated AICPU scheduler and the virtual cores
  */
 struct pto_device {
 	struct drm_device drm;
@@ -72,26 +80,51 @@ struct pto_device {
 	struct pto_topology topo;
 	atomic64_t bos;
 	atomic64_t bytes;
+	struct pto_sched *sched;
 };
 
 /**
  * struct pto_file - per open file state (a context)
  * @pdev: device
  * @gm: GM accounting shared with the buffers this context created
+ * @kernels: kernel handles
+ * @queues: dispatch queues
+ * @tasks: tasks taken and not yet complete, by id (deps look them up)
+ * @failed: ids of recently failed tasks (value: status)
+ * @next_id: id of the next entry taken (sched lock)
+ * @inflight: tasks taken and not yet freed
+ * @live: list of those tasks (sched lock)
+ * @dead: the file is closing: cancel everything (sched lock)
+ * @wq: woken when CQEs are posted and when @inflight drops
+ * @submit_lock: serialises doorbells (id order) and queue create/destroy
+ * @scratch: one SQ entry copied out of the ring (submit_lock)
  */
 struct pto_file {
 	struct pto_device *pdev;
 	struct pto_gm_account *gm;
+	struct xarray kernels;
+	struct xarray queues;
+	struct xarray tasks;
+	struct xarray failed;
+	u64 next_id;
+	atomic_t inflight;
+	struct list_head live;
+	bool dead;
+	wait_queue_head_t wq;
+	struct mutex submit_lock;
+	void *scratch;
 };
 
 /**
  * struct pto_bo - a GM buffer
  * @base: shmem GEM object
  * @gm: accounting of the context that created it
+ * @vaddr: kernel mapping, made on first use by a task (pto_bo_vaddr())
  */
 struct pto_bo {
 	struct drm_gem_shmem_object base;
 	struct pto_gm_account *gm;
+	void *vaddr;
 };
 
 static inline struct pto_device *to_pto_device(struct drm_device *drm)
@@ -118,6 +151,9 @@ int pto_ioctl_bo_create(struct drm_device *drm, void *data,
 			struct drm_file *file);
 int pto_ioctl_bo_info(struct drm_device *drm, void *data,
 		      struct drm_file *file);
+
+u8 pto_dtype_size(u8 dtype);
+u32 pto_clamped_timeout_ms(void);
 
 /* pto_debugfs.c */
 void pto_debugfs_init(struct pto_device *pdev);

@@ -15,8 +15,11 @@
 #include <drm/drm_file.h>
 #include <drm/drm_gem.h>
 #include <drm/drm_gem_shmem_helper.h>
+#include <linux/dma-resv.h>
+#include <linux/iosys-map.h>
 
 #include "pto_drv.h"
+#include "pto_task.h"
 
 struct pto_gm_account *pto_gm_account_alloc(void)
 {
@@ -71,6 +74,14 @@ static void pto_bo_free(struct drm_gem_object *obj)
 {
 	struct pto_bo *bo = to_pto_bo(obj);
 
+	if (bo->vaddr) {
+		struct iosys_map map = IOSYS_MAP_INIT_VADDR(bo->vaddr);
+
+		dma_resv_lock(obj->resv, NULL);
+		drm_gem_shmem_vunmap(&bo->base, &map);
+		dma_resv_unlock(obj->resv);
+	}
+
 	if (bo->gm) {
 		pto_bo_uncharge(to_pto_device(obj->dev), bo->gm, obj->size);
 		pto_gm_account_put(bo->gm);
@@ -101,6 +112,68 @@ struct drm_gem_object *pto_gem_create_object(struct drm_device *drm,
 	bo->base.map_wc = false;
 	bo->base.base.funcs = &pto_bo_funcs;
 	return &bo->base.base;
+}
+
+/**
+ * pto_bo_vaddr - kernel mapping of a GM buffer, made on first use
+ * @bo: buffer
+ *
+ * The mapping pins the pages and lives as long as the buffer, so buffers
+ * that no task touches stay lazily allocated.
+ *
+ * Return: the address, or NULL when mapping fails.
+ */
+void *pto_bo_vaddr(struct pto_bo *bo)
+{
+	struct drm_gem_object *obj = &bo->base.base;
+	struct iosys_map map;
+	void *vaddr;
+
+	vaddr = smp_load_acquire(&bo->vaddr);
+	if (vaddr)
+		return vaddr;
+	dma_resv_lock(obj->resv, NULL);
+	vaddr = bo->vaddr;
+	if (!vaddr && !drm_gem_shmem_vmap(&bo->base, &map)) {
+		vaddr = map.vaddr;
+		smp_store_release(&bo->vaddr, vaddr);
+	}
+	dma_resv_unlock(obj->resv);
+	return vaddr;
+}
+
+/**
+ * pto_bo_create_kernel - a buffer the module owns and maps (queue rings)
+ * @pdev: device
+ * @ctx: context charged for it
+ * @size: bytes
+ *
+ * Return: the buffer with one reference and a kernel mapping, or ERR_PTR.
+ */
+struct pto_bo *pto_bo_create_kernel(struct pto_device *pdev,
+				    struct pto_file *ctx, u64 size)
+{
+	struct drm_gem_shmem_object *shmem;
+	struct pto_bo *bo;
+	int ret;
+
+	size = PAGE_ALIGN(size);
+	ret = pto_bo_charge(pdev, ctx->gm, size);
+	if (ret)
+		return ERR_PTR(ret);
+	shmem = drm_gem_shmem_create(&pdev->drm, size);
+	if (IS_ERR(shmem)) {
+		pto_bo_uncharge(pdev, ctx->gm, size);
+		return ERR_CAST(shmem);
+	}
+	bo = container_of(shmem, struct pto_bo, base);
+	kref_get(&ctx->gm->ref);
+	bo->gm = ctx->gm;
+	if (!pto_bo_vaddr(bo)) {
+		drm_gem_object_put(&shmem->base);
+		return ERR_PTR(-ENOMEM);
+	}
+	return bo;
 }
 
 /**

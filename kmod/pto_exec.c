@@ -1,0 +1,647 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * pto_npu: the interpreter of verified kernels, and tensor argument
+ * resolution. No floating point here: f32 work goes to pto_exec_fp.c.
+ *
+ * The verifier has checked opcodes, registers, tile shapes and control
+ * flow; what is checked here depends on run-time values: GM accesses
+ * against the task's tensors (a miss is a GM fault naming the tensor and
+ * element offset), loop counts, scalar division by zero, the task's cancel
+ * flag and the no-progress timeout.
+ *
+ * Copyright (C) 2026 pto-npu authors
+ */
+
+#include <linux/atomic.h>
+#include <linux/ktime.h>
+#include <linux/overflow.h>
+#include <linux/sched.h>
+#include <linux/string.h>
+
+#include "pto_task.h"
+
+/* Scalar instructions between checks of the cancel flag and the clock. */
+#define PTO_CHECK_EVERY 256
+/* Elements converted per step of TCAST. */
+#define PTO_CAST_CHUNK 128
+/* Output rows per FPU section of MATMUL. */
+#define PTO_MATMUL_ROWS 4
+
+struct pto_loop {
+	u32 pc;
+	u8 reg;
+	s64 count;
+	s64 iter;
+};
+
+struct pto_run {
+	struct pto_core *core;
+	struct pto_task *task;
+	const struct pto_kernel *k;
+	u32 block;
+	u8 *local;
+	u64 deadline;
+	s64 s[PTO_NUM_SREGS];
+	struct pto_loop loops[PTO_MAX_LOOP_DEPTH];
+	u32 depth;
+	struct pto_exec_result *res;
+};
+
+/**
+ * pto_targ_resolve - validate a tensor argument and compute its 2-D view
+ * @arg: the argument, copied out of the SQ
+ * @bo_size: size of the buffer it names
+ * @t: out: the view (bo and base are set by the caller)
+ *
+ * Return: 0, or a DRM_PTO_NPU_REASON_TENSOR_* code.
+ */
+int pto_targ_resolve(const struct drm_pto_npu_tensor_arg *arg, u64 bo_size,
+		     struct pto_targ *t)
+{
+	u64 strides[4], rows = 1, last, end;
+	u32 n = arg->ndim, i;
+	bool dflt = true;
+
+	t->esize = pto_dtype_size(arg->dtype);
+	t->dtype = arg->dtype;
+	if (arg->flags || !t->esize || n < 1 || n > 4 || arg->offset % t->esize)
+		return DRM_PTO_NPU_REASON_TENSOR_LAYOUT;
+	for (i = 0; i < 4; i++) {
+		if (i < n ? !arg->shape[i] : (arg->shape[i] || arg->strides[i]))
+			return DRM_PTO_NPU_REASON_TENSOR_LAYOUT;
+		if (arg->strides[i])
+			dflt = false;
+	}
+	/* Row-major default; strides are in elements. */
+	for (i = n; i-- > 0;) {
+		if (!dflt)
+			strides[i] = arg->strides[i];
+		else if (i == n - 1)
+			strides[i] = 1;
+		else if (check_mul_overflow(strides[i + 1], (u64)arg->shape[i + 1],
+					    &strides[i]))
+			return DRM_PTO_NPU_REASON_TENSOR_RANGE;
+	}
+	/* Leading dims must collapse into rows: stride[i] = stride[i+1] * shape[i+1]. */
+	for (i = 0; i + 2 < n; i++) {
+		u64 want;
+
+		if (check_mul_overflow(strides[i + 1], (u64)arg->shape[i + 1], &want) ||
+		    strides[i] != want)
+			return DRM_PTO_NPU_REASON_TENSOR_LAYOUT;
+	}
+	for (i = 0; i + 1 < n; i++)
+		if (check_mul_overflow(rows, (u64)arg->shape[i], &rows))
+			return DRM_PTO_NPU_REASON_TENSOR_RANGE;
+	t->cols = arg->shape[n - 1];
+	t->col_stride = strides[n - 1];
+	t->rows = rows;
+	t->row_stride = n >= 2 ? strides[n - 2] : t->cols * t->col_stride;
+
+	/* Last addressed element, then its byte end, all overflow checked. */
+	if (check_mul_overflow(t->rows - 1, t->row_stride, &last) ||
+	    check_add_overflow(last, (t->cols - 1) * t->col_stride, &last) ||
+	    check_add_overflow(last, 1ULL, &end) ||
+	    check_mul_overflow(end, (u64)t->esize, &end) ||
+	    check_add_overflow(end, arg->offset, &end) || end > bo_size)
+		return DRM_PTO_NPU_REASON_TENSOR_RANGE;
+	return 0;
+}
+
+static bool pto_fault(struct pto_run *r, s32 status, u64 detail)
+{
+	r->res->status = status;
+	r->res->detail = detail;
+	return false;
+}
+
+static bool pto_gm_fault(struct pto_run *r, u32 arg, s64 row, s64 col)
+{
+	const struct pto_targ *t = &r->task->targs[arg];
+	u64 off = (u64)row * t->row_stride + (u64)col * t->col_stride;
+
+	return pto_fault(r, DRM_PTO_NPU_STATUS_GM_FAULT,
+			 ((u64)arg << 56) | (off & GENMASK_ULL(55, 0)));
+}
+
+/* Address of [row, col] of a tensor, or NULL after recording a GM fault. */
+static u8 *pto_gm_elem(struct pto_run *r, u32 arg, s64 row, s64 col)
+{
+	const struct pto_targ *t = &r->task->targs[arg];
+
+	if (row < 0 || col < 0 || row >= t->rows || col >= t->cols) {
+		pto_gm_fault(r, arg, row, col);
+		return NULL;
+	}
+	return t->base + ((u64)row * t->row_stride + (u64)col * t->col_stride) *
+			 t->esize;
+}
+
+static s64 pto_load_int(const void *p, u8 dtype)
+{
+	switch (dtype) {
+	case PTO_ISA_I8:
+		return *(const s8 *)p;
+	case PTO_ISA_U8:
+		return *(const u8 *)p;
+	case PTO_ISA_I16:
+		return *(const s16 *)p;
+	case PTO_ISA_U16:
+		return *(const u16 *)p;
+	case PTO_ISA_I32:
+		return *(const s32 *)p;
+	case PTO_ISA_U32:
+	case PTO_ISA_F32:
+		return *(const u32 *)p;
+	default:
+		return *(const s64 *)p;
+	}
+}
+
+static void pto_store_int(void *p, u8 esize, s64 v)
+{
+	switch (esize) {
+	case 1:
+		*(u8 *)p = v;
+		break;
+	case 2:
+		*(u16 *)p = v;
+		break;
+	case 4:
+		*(u32 *)p = v;
+		break;
+	default:
+		*(u64 *)p = v;
+		break;
+	}
+}
+
+static u8 *pto_tile(struct pto_run *r, u32 reg)
+{
+	const struct pto_tile_layout *t = &r->k->tiles[reg];
+
+	return r->local + r->core->pdev->sched->buf_base[t->buf] + t->offset;
+}
+
+/* Between steps: stop for a cancelled task or a block past its deadline. */
+static bool pto_check(struct pto_run *r)
+{
+	if (atomic_read(&r->task->cancel))
+		return pto_fault(r, DRM_PTO_NPU_STATUS_CANCELLED, 0);
+	if (ktime_get_ns() > r->deadline)
+		return pto_fault(r, DRM_PTO_NPU_STATUS_TIMEOUT, 0);
+	cond_resched();
+	return true;
+}
+
+static bool pto_tile_xfer(struct pto_run *r, const struct pto_insn *in,
+			  bool load)
+{
+	const struct pto_tile_layout *tl = &r->k->tiles[in->dst];
+	const struct pto_targ *t = &r->task->targs[in->imm];
+	s64 row = r->s[in->a], col = r->s[in->b];
+	u8 *tile = pto_tile(r, in->dst);
+	size_t rowbytes = (size_t)tl->cols * tl->esize;
+	u32 i, j;
+
+	if (row < 0 || col < 0 ||
+	    (u64)row + tl->rows > t->rows || (u64)col + tl->cols > t->cols) {
+		/* Name the first element outside the tensor. */
+		if (row >= 0 && col >= 0 && (u64)row < t->rows && (u64)col < t->cols)
+			return pto_gm_fault(r, in->imm,
+					    (u64)row + tl->rows > t->rows ? t->rows : row,
+					    (u64)col + tl->cols > t->cols ? t->cols : col);
+		return pto_gm_fault(r, in->imm, row, col);
+	}
+	for (i = 0; i < tl->rows; i++) {
+		u8 *gm = t->base + ((u64)(row + i) * t->row_stride +
+				    (u64)col * t->col_stride) * t->esize;
+		u8 *lb = tile + i * rowbytes;
+
+		if (t->col_stride == 1) {
+			if (load)
+				memcpy(lb, gm, rowbytes);
+			else
+				memcpy(gm, lb, rowbytes);
+			continue;
+		}
+		for (j = 0; j < tl->cols; j++) {
+			u8 *g = gm + (u64)j * t->col_stride * t->esize;
+
+			if (load)
+				memcpy(lb + j * tl->esize, g, tl->esize);
+			else
+				memcpy(g, lb + j * tl->esize, tl->esize);
+		}
+	}
+	return true;
+}
+
+static s64 pto_int_bin(u32 op, s64 a, s64 b)
+{
+	switch (op) {
+	case PTO_TBIN_ADD:
+		return (s64)((u64)a + (u64)b);
+	case PTO_TBIN_SUB:
+		return (s64)((u64)a - (u64)b);
+	case PTO_TBIN_MUL:
+		return (s64)((u64)a * (u64)b);
+	case PTO_TBIN_MAX:
+		return max(a, b);
+	case PTO_TBIN_MIN:
+		return min(a, b);
+	case PTO_TBIN_AND:
+		return a & b;
+	case PTO_TBIN_OR:
+		return a | b;
+	case PTO_TBIN_XOR:
+		return a ^ b;
+	}
+	return 0;
+}
+
+static void pto_tile_int_bin(const struct pto_tile_layout *t, u32 op, u8 *d,
+			     const u8 *a, const u8 *b, bool scalar, s64 s)
+{
+	size_t n = (size_t)t->rows * t->cols, i;
+
+	for (i = 0; i < n; i++) {
+		s64 x = pto_load_int(a + i * t->esize, t->dtype);
+		s64 y = scalar ? s : pto_load_int(b + i * t->esize, t->dtype);
+
+		pto_store_int(d + i * t->esize, t->esize, pto_int_bin(op, x, y));
+	}
+}
+
+static void pto_tile_int_unary(const struct pto_tile_layout *t, u32 op, u8 *d,
+			       const u8 *a)
+{
+	size_t n = (size_t)t->rows * t->cols, i;
+
+	for (i = 0; i < n; i++) {
+		s64 x = pto_load_int(a + i * t->esize, t->dtype);
+
+		if (op == PTO_TUNARY_RELU)
+			x = max_t(s64, x, 0);
+		else if (op == PTO_TUNARY_NEG)
+			x = (s64)(0 - (u64)x);
+		else if (op == PTO_TUNARY_ABS && x < 0)
+			x = (s64)(0 - (u64)x);
+		pto_store_int(d + i * t->esize, t->esize, x);
+	}
+}
+
+/* Casts: f32 -> int saturates; int -> int wraps (C semantics). */
+static void pto_tile_cast(const struct pto_tile_layout *dt, u8 *d,
+			  const struct pto_tile_layout *at, const u8 *a)
+{
+	size_t n = (size_t)at->rows * at->cols, i, j, m;
+	s64 tmp[PTO_CAST_CHUNK];
+
+	if (dt->dtype == at->dtype) {
+		memmove(d, a, n * at->esize);
+		return;
+	}
+	for (i = 0; i < n; i += m) {
+		m = min_t(size_t, n - i, PTO_CAST_CHUNK);
+		if (at->dtype == PTO_ISA_F32)
+			pto_fp_to_int(tmp, (const u32 *)a + i, m);
+		else
+			for (j = 0; j < m; j++)
+				tmp[j] = pto_load_int(a + (i + j) * at->esize, at->dtype);
+		if (dt->dtype == PTO_ISA_F32) {
+			pto_fp_from_int((u32 *)d + i, tmp, m);
+			continue;
+		}
+		if (at->dtype == PTO_ISA_F32) {
+			/* Saturate to the narrower integer type. */
+			s64 hi = dt->esize == 8 ? S64_MAX : (1LL << (dt->esize * 8 - 1)) - 1;
+			s64 lo = -hi - 1;
+
+			for (j = 0; j < m; j++)
+				tmp[j] = clamp(tmp[j], lo, hi);
+		}
+		for (j = 0; j < m; j++)
+			pto_store_int(d + (i + j) * dt->esize, dt->esize, tmp[j]);
+	}
+}
+
+static bool pto_matmul(struct pto_run *r, const struct pto_insn *in)
+{
+	const struct pto_tile_layout *a = &r->k->tiles[in->a];
+	const struct pto_tile_layout *b = &r->k->tiles[in->b];
+	u32 *c = (u32 *)pto_tile(r, in->dst);
+	u32 m0;
+
+	for (m0 = 0; m0 < a->rows; m0 += PTO_MATMUL_ROWS) {
+		pto_fp_matmul_rows(c, (u32 *)pto_tile(r, in->a),
+				   (u32 *)pto_tile(r, in->b), m0,
+				   min(a->rows, m0 + PTO_MATMUL_ROWS), a->cols,
+				   b->cols, in->flags & PTO_INSN_F_ACC);
+		if (!pto_check(r))
+			return false;
+	}
+	return true;
+}
+
+static bool pto_tile_op(struct pto_run *r, const struct pto_insn *in)
+{
+	const struct pto_tile_layout *dt = &r->k->tiles[in->dst];
+	const struct pto_tile_layout *at = &r->k->tiles[in->a];
+	size_t n = (size_t)dt->rows * dt->cols;
+	u8 *d = pto_tile(r, in->dst);
+	u8 *a = pto_tile(r, in->a);
+	s64 s = (in->flags & PTO_INSN_F_IMM) ? in->imm : r->s[in->b];
+	size_t i;
+
+	switch (in->op) {
+	case PTO_OP_TLOAD:
+		return pto_tile_xfer(r, in, true);
+	case PTO_OP_TSTORE:
+		return pto_tile_xfer(r, in, false);
+	case PTO_OP_TMOV:
+		memmove(d, a, n * dt->esize);
+		return true;
+	case PTO_OP_TFILL:
+		for (i = 0; i < n; i++)
+			pto_store_int(d + i * dt->esize, dt->esize, s);
+		return true;
+	case PTO_OP_TBIN:
+		if (dt->dtype == PTO_ISA_F32)
+			pto_fp_tbin(in->mode, (u32 *)d, (u32 *)a,
+				    (u32 *)pto_tile(r, in->b), n);
+		else
+			pto_tile_int_bin(dt, in->mode, d, a, pto_tile(r, in->b),
+					 false, 0);
+		return true;
+	case PTO_OP_TBINS:
+		if (dt->dtype == PTO_ISA_F32)
+			pto_fp_tbins(in->mode, (u32 *)d, (u32 *)a, (u32)s, n);
+		else
+			pto_tile_int_bin(dt, in->mode, d, a, NULL, true, s);
+		return true;
+	case PTO_OP_TUNARY:
+		if (dt->dtype == PTO_ISA_F32)
+			pto_fp_tunary(in->mode, (u32 *)d, (u32 *)a, n);
+		else
+			pto_tile_int_unary(dt, in->mode, d, a);
+		return true;
+	case PTO_OP_TROWRED:
+		pto_fp_rowred(in->mode, (u32 *)d, (u32 *)a, at->rows, at->cols);
+		return true;
+	case PTO_OP_TCAST:
+		pto_tile_cast(dt, d, at, a);
+		return true;
+	case PTO_OP_MATMUL:
+		return pto_matmul(r, in);
+	}
+	return true;
+}
+
+static s64 pto_sreg(struct pto_run *r, u32 which)
+{
+	switch (which) {
+	case PTO_SREG_BLOCK_IDX:
+		return r->block;
+	case PTO_SREG_BLOCK_NUM:
+		return r->task->block_num;
+	case PTO_SREG_SUB_BLOCK_ID:
+		return r->core->sub_block;
+	case PTO_SREG_CORE_ID:
+		return r->core->index;
+	case PTO_SREG_CORE_TYPE:
+		return r->core->type;
+	case PTO_SREG_NUM_ARGS:
+		return r->task->num_tensors;
+	}
+	return 0;
+}
+
+static bool pto_alu(struct pto_run *r, const struct pto_insn *in, u32 pc)
+{
+	s64 a = r->s[in->a];
+	s64 b = (in->flags & PTO_INSN_F_IMM) ? in->imm : r->s[in->b];
+	s64 v;
+
+	switch (in->mode) {
+	case PTO_ALU_ADD:
+		v = (s64)((u64)a + (u64)b);
+		break;
+	case PTO_ALU_SUB:
+		v = (s64)((u64)a - (u64)b);
+		break;
+	case PTO_ALU_MUL:
+		v = (s64)((u64)a * (u64)b);
+		break;
+	case PTO_ALU_DIV:
+	case PTO_ALU_MOD:
+		if (!b)
+			return pto_fault(r, DRM_PTO_NPU_STATUS_ARITH_FAULT, pc);
+		if (a == S64_MIN && b == -1)
+			v = in->mode == PTO_ALU_DIV ? S64_MIN : 0;
+		else
+			v = in->mode == PTO_ALU_DIV ? a / b : a % b;
+		break;
+	case PTO_ALU_AND:
+		v = a & b;
+		break;
+	case PTO_ALU_OR:
+		v = a | b;
+		break;
+	case PTO_ALU_XOR:
+		v = a ^ b;
+		break;
+	case PTO_ALU_SHL:
+		v = (s64)((u64)a << (b & 63));
+		break;
+	case PTO_ALU_SHR:
+		v = a >> (b & 63);
+		break;
+	case PTO_ALU_MIN:
+		v = min(a, b);
+		break;
+	default:
+		v = max(a, b);
+		break;
+	}
+	r->s[in->dst] = v;
+	return true;
+}
+
+/**
+ * pto_cmp_eval - compare two signed values
+ * @op: enum pto_cmp
+ * @a: left
+ * @b: right
+ *
+ * Return: the comparison's truth.
+ */
+bool pto_cmp_eval(u32 op, s64 a, s64 b)
+{
+	switch (op) {
+	case PTO_CMP_EQ:
+		return a == b;
+	case PTO_CMP_NE:
+		return a != b;
+	case PTO_CMP_GT:
+		return a > b;
+	case PTO_CMP_LT:
+		return a < b;
+	case PTO_CMP_GE:
+		return a >= b;
+	default:
+		return a <= b;
+	}
+}
+
+static bool pto_gm_scalar(struct pto_run *r, const struct pto_insn *in)
+{
+	const struct pto_targ *t = &r->task->targs[in->imm];
+	u8 *p = pto_gm_elem(r, in->imm, r->s[in->a], r->s[in->b]);
+
+	if (!p)
+		return false;
+	switch (in->op) {
+	case PTO_OP_GLD:
+		r->s[in->dst] = pto_load_int(p, t->dtype);
+		break;
+	case PTO_OP_GST:
+		pto_store_int(p, t->esize, r->s[in->c]);
+		break;
+	default:
+		r->s[in->dst] = atomic_fetch_add((int)r->s[in->c], (atomic_t *)p);
+		break;
+	}
+	return true;
+}
+
+static bool pto_loop_enter(struct pto_run *r, const struct pto_insn *in,
+			   u32 pc, u32 *next)
+{
+	s64 count = (in->flags & PTO_INSN_F_IMM) ? in->imm : r->s[in->b];
+	struct pto_loop *l;
+
+	if (count < 0 || count > PTO_MAX_LOOP_COUNT)
+		return pto_fault(r, DRM_PTO_NPU_STATUS_LOOP_FAULT, pc);
+	if (!count) {
+		*next = r->k->match[pc] + 1;
+		return true;
+	}
+	/* The verifier bounds nesting by PTO_MAX_LOOP_DEPTH. */
+	l = &r->loops[r->depth++];
+	l->pc = pc;
+	l->reg = in->dst;
+	l->count = count;
+	l->iter = 0;
+	r->s[in->dst] = 0;
+	return true;
+}
+
+static void pto_run_program(struct pto_run *r)
+{
+	const struct pto_insn *insns = r->k->insns;
+	u32 pc = 0, steps = 0;
+
+	for (;;) {
+		const struct pto_insn *in = &insns[pc];
+		bool ok = true;
+		u32 next = pc + 1;
+
+		if (++steps == PTO_CHECK_EVERY) {
+			steps = 0;
+			if (!pto_check(r))
+				return;
+		}
+		switch (in->op) {
+		case PTO_OP_END:
+			return;
+		case PTO_OP_LDI:
+			r->s[in->dst] = in->imm;
+			break;
+		case PTO_OP_MOV:
+			r->s[in->dst] = r->s[in->a];
+			break;
+		case PTO_OP_SREG:
+			r->s[in->dst] = pto_sreg(r, in->mode);
+			break;
+		case PTO_OP_ARG:
+			r->s[in->dst] = r->task->scalars[in->imm];
+			break;
+		case PTO_OP_ALU:
+			ok = pto_alu(r, in, pc);
+			break;
+		case PTO_OP_CMP:
+			r->s[in->dst] = pto_cmp_eval(in->mode, r->s[in->a],
+						     (in->flags & PTO_INSN_F_IMM) ?
+						     in->imm : r->s[in->b]);
+			break;
+		case PTO_OP_JMP:
+			next = in->imm;
+			break;
+		case PTO_OP_JZ:
+			if (!r->s[in->a])
+				next = in->imm;
+			break;
+		case PTO_OP_JNZ:
+			if (r->s[in->a])
+				next = in->imm;
+			break;
+		case PTO_OP_LOOP:
+			ok = pto_loop_enter(r, in, pc, &next);
+			break;
+		case PTO_OP_ENDLOOP: {
+			struct pto_loop *l = &r->loops[r->depth - 1];
+
+			if (++l->iter < l->count) {
+				r->s[l->reg] = l->iter;
+				next = l->pc + 1;
+			} else {
+				r->depth--;
+			}
+			break;
+		}
+		case PTO_OP_GLD:
+		case PTO_OP_GST:
+		case PTO_OP_ATOMIC_ADD:
+			ok = pto_gm_scalar(r, in);
+			break;
+		case PTO_OP_FENCE:
+			smp_mb();
+			break;
+		case PTO_OP_CACHEINVALID:
+			smp_rmb();
+			break;
+		default:
+			ok = pto_tile_op(r, in) && pto_check(r);
+			steps = 0;
+			break;
+		}
+		if (!ok)
+			return;
+		pc = next;
+	}
+}
+
+/**
+ * pto_exec_block - run one block of a task on a core
+ * @core: the core (its local memory holds the tiles)
+ * @task: the task
+ * @block: block index
+ * @res: out: status and detail
+ */
+void pto_exec_block(struct pto_core *core, struct pto_task *task, u32 block,
+		    struct pto_exec_result *res)
+{
+	struct pto_run run = {}, *r = &run;
+
+	res->status = DRM_PTO_NPU_STATUS_OK;
+	res->detail = 0;
+	r->core = core;
+	r->task = task;
+	r->k = task->kern[core->type == PTO_CORE_AIC];
+	r->block = block;
+	r->local = core->local;
+	r->res = res;
+	r->deadline = ktime_get_ns() + (u64)pto_clamped_timeout_ms() * NSEC_PER_MSEC;
+	pto_run_program(r);
+}

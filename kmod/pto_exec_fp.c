@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * pto_npu: f32 tile math. This is the only file compiled with the FPU
+ * enabled ($(CC_FLAGS_FPU)); every entry point takes and returns bit
+ * patterns through pointers (never a float across the boundary) and does
+ * its work in kernel_fpu_begin()/kernel_fpu_end() sections of at most
+ * PTO_FP_CHUNK elements, so preemption is never held off for long.
+ *
+ * Numerics: add/sub/mul/div/max/min/sqrt are IEEE single precision
+ * (correctly rounded); exp is computed in double and rounded, within 1 ulp;
+ * matmul accumulates each dot product in f32 in k order.
+ *
+ * Copyright (C) 2026 pto-npu authors
+ */
+
+#include <linux/kernel.h>
+#include <linux/limits.h>
+#include <linux/sched.h>
+#include <linux/string.h>
+#include <asm/fpu/api.h>
+
+#include "pto_task.h"
+
+#define PTO_FP_CHUNK 2048
+
+static inline float pto_f(u32 bits)
+{
+	float f;
+
+	memcpy(&f, &bits, sizeof(f));
+	return f;
+}
+
+static inline u32 pto_bits(float f)
+{
+	u32 bits;
+
+	memcpy(&bits, &f, sizeof(bits));
+	return bits;
+}
+
+static inline float pto_sqrtf(float x)
+{
+#ifdef CONFIG_X86
+	asm("sqrtss %1, %0" : "=x"(x) : "x"(x));
+	return x;
+#else
+	double r = x > 1.0f ? x : 1.0;
+	int i;
+
+	if (!(x > 0.0f))
+		return x == 0.0f ? x : pto_f(0x7fc00000);
+	for (i = 0; i < 64; i++)
+		r = 0.5 * (r + x / r);
+	return (float)r;
+#endif
+}
+
+/* exp(x) = 2^k * exp(r), r = x - k ln2, |r| <= ln2 / 2, in double. */
+static float pto_expf(float xf)
+{
+	const double ln2 = 0.69314718055994530942;
+	const double inv_ln2 = 1.44269504088896340736;
+	double x = xf, r, p, scale;
+	long k;
+	u64 bits;
+
+	if (xf != xf)
+		return xf;
+	if (xf > 88.7228394f)
+		return pto_f(0x7f800000);
+	if (xf < -103.972084f)
+		return 0.0f;
+	k = (long)(x * inv_ln2 + (x >= 0 ? 0.5 : -0.5));
+	r = x - (double)k * ln2;
+	/* Taylor to r^9: |error| < 2e-12 relative for |r| <= 0.347. */
+	p = 1.0 + r * (1.0 + r * (1.0 / 2 + r * (1.0 / 6 + r * (1.0 / 24 +
+	    r * (1.0 / 120 + r * (1.0 / 720 + r * (1.0 / 5040 +
+	    r * (1.0 / 40320 + r * (1.0 / 362880)))))))));
+	bits = (u64)(k + 1023) << 52;
+	memcpy(&scale, &bits, sizeof(scale));
+	return (float)(p * scale);
+}
+
+static float pto_bin(u32 op, float a, float b)
+{
+	switch (op) {
+	case PTO_TBIN_ADD:
+		return a + b;
+	case PTO_TBIN_SUB:
+		return a - b;
+	case PTO_TBIN_MUL:
+		return a * b;
+	case PTO_TBIN_DIV:
+		return a / b;
+	case PTO_TBIN_MAX:
+		return a > b ? a : b;
+	case PTO_TBIN_MIN:
+		return a < b ? a : b;
+	}
+	return 0.0f;
+}
+
+void pto_fp_tbin(u32 op, u32 *dst, const u32 *a, const u32 *b, size_t n)
+{
+	size_t i, end;
+
+	for (i = 0; i < n; i = end) {
+		end = min(n, i + PTO_FP_CHUNK);
+		kernel_fpu_begin();
+		for (; i < end; i++)
+			dst[i] = pto_bits(pto_bin(op, pto_f(a[i]), pto_f(b[i])));
+		kernel_fpu_end();
+		cond_resched();
+	}
+}
+
+void pto_fp_tbins(u32 op, u32 *dst, const u32 *a, u32 s, size_t n)
+{
+	size_t i, end;
+
+	for (i = 0; i < n; i = end) {
+		end = min(n, i + PTO_FP_CHUNK);
+		kernel_fpu_begin();
+		for (; i < end; i++)
+			dst[i] = pto_bits(pto_bin(op, pto_f(a[i]), pto_f(s)));
+		kernel_fpu_end();
+		cond_resched();
+	}
+}
+
+static float pto_unary(u32 op, float x)
+{
+	switch (op) {
+	case PTO_TUNARY_EXP:
+		return pto_expf(x);
+	case PTO_TUNARY_SQRT:
+		return pto_sqrtf(x);
+	case PTO_TUNARY_RELU:
+		return x > 0.0f ? x : 0.0f;
+	case PTO_TUNARY_NEG:
+		return -x;
+	case PTO_TUNARY_ABS:
+		return x < 0.0f ? -x : x;
+	}
+	return 0.0f;
+}
+
+void pto_fp_tunary(u32 op, u32 *dst, const u32 *a, size_t n)
+{
+	size_t i, end;
+
+	for (i = 0; i < n; i = end) {
+		end = min(n, i + PTO_FP_CHUNK);
+		kernel_fpu_begin();
+		for (; i < end; i++)
+			dst[i] = pto_bits(pto_unary(op, pto_f(a[i])));
+		kernel_fpu_end();
+		cond_resched();
+	}
+}
+
+void pto_fp_rowred(u32 op, u32 *dst, const u32 *a, u32 rows, u32 cols)
+{
+	u32 r, c;
+
+	for (r = 0; r < rows; r++) {
+		const u32 *row = a + (size_t)r * cols;
+		float acc;
+
+		kernel_fpu_begin();
+		acc = pto_f(row[0]);
+		for (c = 1; c < cols; c++) {
+			float x = pto_f(row[c]);
+
+			if (op == PTO_ROWRED_SUM)
+				acc += x;
+			else if (x > acc)
+				acc = x;
+		}
+		dst[r] = pto_bits(acc);
+		kernel_fpu_end();
+	}
+}
+
+/* Rows m0..m1-1 of C (m x n) = A (m x k) x B (k x n), row-major. */
+void pto_fp_matmul_rows(u32 *c, const u32 *a, const u32 *b, u32 m0, u32 m1,
+			u32 k, u32 n, bool acc)
+{
+	u32 i, j, l;
+
+	kernel_fpu_begin();
+	for (i = m0; i < m1; i++) {
+		float *crow = (float *)(c + (size_t)i * n);
+		const float *arow = (const float *)(a + (size_t)i * k);
+
+		if (!acc)
+			memset(crow, 0, sizeof(*crow) * n);
+		/* i-l-j order: B and C rows stream, A[i][l] stays in a register. */
+		for (l = 0; l < k; l++) {
+			const float *brow = (const float *)(b + (size_t)l * n);
+			float av = arow[l];
+
+			for (j = 0; j < n; j++)
+				crow[j] += av * brow[j];
+		}
+	}
+	kernel_fpu_end();
+}
+
+/* f32 -> s64, truncating toward zero, saturating; NaN -> 0. */
+void pto_fp_to_int(s64 *dst, const u32 *a, size_t n)
+{
+	size_t i;
+
+	kernel_fpu_begin();
+	for (i = 0; i < n; i++) {
+		float x = pto_f(a[i]);
+
+		if (x != x)
+			dst[i] = 0;
+		else if (x >= 9.2233720368547758e18f)
+			dst[i] = S64_MAX;
+		else if (x <= -9.2233720368547758e18f)
+			dst[i] = S64_MIN;
+		else
+			dst[i] = (s64)x;
+	}
+	kernel_fpu_end();
+}
+
+void pto_fp_from_int(u32 *dst, const s64 *a, size_t n)
+{
+	size_t i;
+
+	kernel_fpu_begin();
+	for (i = 0; i < n; i++)
+		dst[i] = pto_bits((float)a[i]);
+	kernel_fpu_end();
+}

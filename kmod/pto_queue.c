@@ -1,0 +1,765 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * pto_npu: dispatch queues, the doorbell, SQ entry intake and validation,
+ * completion entries.
+ *
+ * A queue is one shmem buffer shared with user space: a header of indices,
+ * the SQ (64-byte slots) and the CQ. The doorbell ioctl drains the SQ in
+ * process context: each entry is copied out of shared memory once, then
+ * validated from the copy (no time-of-check/time-of-use window), then
+ * becomes a task. A refused entry still becomes a task with an id and
+ * completes at once with STATUS_INVALID and a reason, so entries before and
+ * after it are unaffected. Completions go to the CQ; when it is full they
+ * are held in the kernel (bounded by the in-flight cap) and moved in by the
+ * next doorbell or wait: back-pressure, never loss.
+ *
+ * Copyright (C) 2026 pto-npu authors
+ */
+
+#include <linux/dma-fence-chain.h>
+#include <linux/ktime.h>
+#include <linux/log2.h>
+#include <linux/overflow.h>
+#include <linux/poll.h>
+#include <linux/slab.h>
+
+#include <drm/drm_file.h>
+#include <drm/drm_gem.h>
+#include <drm/drm_syncobj.h>
+
+#include "pto_task.h"
+
+#define PTO_TENSOR_ARG_SIZE sizeof(struct drm_pto_npu_tensor_arg)
+#define PTO_SQE_SLOT DRM_PTO_NPU_SQ_SLOT_SIZE
+/* Largest entry: header + every argument at its cap + a predicate. */
+#define PTO_SQE_MAX_SLOTS (1 + DIV_ROUND_UP(PTO_MAX_TENSOR_ARGS * PTO_TENSOR_ARG_SIZE + \
+					    (PTO_MAX_SCALAR_ARGS + PTO_MAX_DEPS) * sizeof(s64) + \
+					    sizeof(struct drm_pto_npu_predicate), PTO_SQE_SLOT))
+#define PTO_SCRATCH_SIZE (PTO_SQE_MAX_SLOTS * PTO_SQE_SLOT)
+
+static_assert(sizeof(struct drm_pto_npu_sqe) == PTO_SQE_SLOT);
+static_assert(PTO_MIN_SQ_SLOTS >= PTO_SQE_MAX_SLOTS);
+
+/* ------------------------------------------------------------ fences */
+
+static const char *pto_fence_driver_name(struct dma_fence *f)
+{
+	return PTO_DRIVER_NAME;
+}
+
+static const char *pto_fence_timeline_name(struct dma_fence *f)
+{
+	return "queue";
+}
+
+static const struct dma_fence_ops pto_fence_ops = {
+	.get_driver_name = pto_fence_driver_name,
+	.get_timeline_name = pto_fence_timeline_name,
+};
+
+/**
+ * pto_batch_retire - one task of a doorbell batch (or the doorbell itself) is done
+ * @b: batch, or NULL
+ * @failed: the task failed
+ */
+void pto_batch_retire(struct pto_batch *b, bool failed)
+{
+	if (!b)
+		return;
+	if (failed)
+		WRITE_ONCE(b->failed, true);
+	if (atomic_dec_and_test(&b->pending)) {
+		if (READ_ONCE(b->failed))
+			dma_fence_set_error(&b->base, -EIO);
+		dma_fence_signal(&b->base);
+	}
+}
+
+/* ------------------------------------------------------------ completions */
+
+static u32 pto_cq_free(struct pto_queue *q)
+{
+	u32 used = q->cq_tail - READ_ONCE(q->hdr->cq_head);
+
+	/* A head user space moved past the tail leaves no room, not more. */
+	return used > q->cq_entries ? 0 : q->cq_entries - used;
+}
+
+static void pto_fill_cqe(struct drm_pto_npu_cqe *cqe, const struct pto_task *t,
+			 const struct pto_block_rec *rec, u32 block, bool last)
+{
+	cqe->user_data = t->user_data;
+	cqe->task_id = t->id;
+	cqe->block = block;
+	cqe->reason = last ? t->reason : 0;
+	cqe->flags = last ? DRM_PTO_NPU_CQE_F_LAST : 0;
+	if (rec && rec->core_type) {
+		cqe->status = last ? t->status : rec->status;
+		cqe->detail = last ? t->detail : rec->detail;
+		cqe->core = rec->core;
+		cqe->core_type = rec->core_type;
+		cqe->flags |= DRM_PTO_NPU_CQE_F_RAN;
+		memcpy(&cqe->ts_dispatch, rec->ts, sizeof(rec->ts));
+	} else {
+		cqe->status = t->status;
+		cqe->detail = t->detail;
+		cqe->core = 0;
+		cqe->core_type = 0;
+		cqe->ts_dispatch = 0;
+		cqe->ts_receive = 0;
+		cqe->ts_start = 0;
+		cqe->ts_end = 0;
+		cqe->ts_finish = 0;
+	}
+}
+
+/* Number of CQEs a task posts: one per block that ran, at least one. */
+static u32 pto_task_ncqe(const struct pto_task *t)
+{
+	return max(t->next_block, 1U);
+}
+
+/* Post what fits of a task's CQEs; true when all are posted. */
+static bool pto_post(struct pto_queue *q, struct pto_task *t)
+{
+	u32 total = pto_task_ncqe(t), room = pto_cq_free(q);
+
+	lockdep_assert_held(&q->cq_lock);
+	while (t->posted < total && room) {
+		u32 b = t->posted;
+		struct drm_pto_npu_cqe *cqe = &q->cq[q->cq_tail & (q->cq_entries - 1)];
+
+		pto_fill_cqe(cqe, t, t->next_block ? &t->blocks[b] : NULL, b,
+			     b == total - 1);
+		q->cq_tail++;
+		t->posted++;
+		room--;
+	}
+	/* Entries before the index: user space reads cq_tail with acquire. */
+	smp_store_release(&q->hdr->cq_tail, q->cq_tail);
+	return t->posted == total;
+}
+
+static void pto_update_held(struct pto_queue *q)
+{
+	u32 n = 0;
+	struct pto_task *t;
+
+	list_for_each_entry(t, &q->held, held_link)
+		n++;
+	WRITE_ONCE(q->hdr->cq_held, n);
+}
+
+/**
+ * pto_queue_task_done - post a completed task's CQEs or hold it
+ * @task: task, DONE
+ * @freeable: out: the task, once fully posted
+ */
+void pto_queue_task_done(struct pto_task *task, struct list_head *freeable)
+{
+	struct pto_queue *q = task->queue;
+	bool all;
+
+	if (task->ctx->dead) {
+		list_add_tail(&task->held_link, freeable);
+		return;
+	}
+	spin_lock(&q->cq_lock);
+	all = list_empty(&q->held) && pto_post(q, task);
+	if (all) {
+		list_add_tail(&task->held_link, freeable);
+	} else {
+		list_add_tail(&task->held_link, &q->held);
+		pto_update_held(q);
+	}
+	spin_unlock(&q->cq_lock);
+	wake_up_all(&task->ctx->wq);
+}
+
+/* Move held completions into free CQ space. */
+static void pto_queue_flush(struct pto_queue *q)
+{
+	struct pto_task *t, *tmp;
+	LIST_HEAD(freeable);
+
+	spin_lock(&q->cq_lock);
+	list_for_each_entry_safe(t, tmp, &q->held, held_link) {
+		if (!pto_post(q, t))
+			break;
+		list_move_tail(&t->held_link, &freeable);
+	}
+	pto_update_held(q);
+	spin_unlock(&q->cq_lock);
+	pto_tasks_free_list(&freeable);
+}
+
+void pto_queues_drop_held(struct pto_file *ctx)
+{
+	struct pto_queue *q;
+	unsigned long id;
+	LIST_HEAD(freeable);
+
+	xa_for_each(&ctx->queues, id, q) {
+		spin_lock(&q->cq_lock);
+		list_splice_tail_init(&q->held, &freeable);
+		spin_unlock(&q->cq_lock);
+	}
+	pto_tasks_free_list(&freeable);
+}
+
+/* Unconsumed CQEs, from the kernel's own tail (user space can scribble on the header). */
+static u32 pto_cq_available(struct pto_queue *q)
+{
+	u32 n = READ_ONCE(q->cq_tail) - READ_ONCE(q->hdr->cq_head);
+
+	return min(n, q->cq_entries);
+}
+
+static bool pto_cq_ready(struct pto_queue *q)
+{
+	return pto_cq_available(q) || !list_empty_careful(&q->held);
+}
+
+__poll_t pto_queues_poll(struct pto_file *ctx)
+{
+	struct pto_queue *q;
+	unsigned long id;
+	__poll_t mask = 0;
+
+	mutex_lock(&ctx->submit_lock);
+	xa_for_each(&ctx->queues, id, q) {
+		if (pto_cq_ready(q)) {
+			mask = EPOLLIN | EPOLLRDNORM;
+			break;
+		}
+	}
+	mutex_unlock(&ctx->submit_lock);
+	return mask;
+}
+
+/* ------------------------------------------------------------ intake */
+
+static u32 pto_sqe_slots(u32 nt, u32 ns, u32 nd, bool pred)
+{
+	u32 body = nt * PTO_TENSOR_ARG_SIZE + (ns + nd) * sizeof(s64) +
+		   (pred ? sizeof(struct drm_pto_npu_predicate) : 0);
+
+	return 1 + DIV_ROUND_UP(body, PTO_SQE_SLOT);
+}
+
+static bool pto_counts_ok(const struct drm_pto_npu_sqe *e)
+{
+	return e->num_tensors <= PTO_MAX_TENSOR_ARGS &&
+	       e->num_scalars <= PTO_MAX_SCALAR_ARGS &&
+	       e->num_deps <= PTO_MAX_DEPS;
+}
+
+static struct pto_task *pto_task_alloc(struct pto_file *ctx,
+				       struct pto_queue *q,
+				       const struct drm_pto_npu_sqe *e,
+				       bool sized)
+{
+	u32 nt = sized ? e->num_tensors : 0, ns = sized ? e->num_scalars : 0;
+	u32 nd = sized ? e->num_deps : 0, nb = sized ? e->block_num : 0;
+	struct pto_task *t;
+	size_t size = sizeof(*t);
+	u8 *p;
+
+	size += nt * sizeof(struct pto_targ) + ns * sizeof(s64) +
+		nd * sizeof(struct pto_edge) + nb * sizeof(struct pto_block_rec);
+	t = kvzalloc(size, GFP_KERNEL);
+	if (!t)
+		return NULL;
+	p = (u8 *)(t + 1);
+	t->targs = (struct pto_targ *)p;
+	p += nt * sizeof(struct pto_targ);
+	t->scalars = (s64 *)p;
+	p += ns * sizeof(s64);
+	t->edges = (struct pto_edge *)p;
+	p += nd * sizeof(struct pto_edge);
+	t->blocks = (struct pto_block_rec *)p;
+
+	t->ctx = ctx;
+	t->queue = q;
+	t->user_data = e->user_data;
+	INIT_LIST_HEAD(&t->ready_link);
+	INIT_LIST_HEAD(&t->ctx_link);
+	INIT_LIST_HEAD(&t->held_link);
+	INIT_LIST_HEAD(&t->fanout);
+	atomic_set(&t->cancel, 0);
+	return t;
+}
+
+static int pto_refuse(struct pto_task *t, u8 reason, u64 detail)
+{
+	t->status = DRM_PTO_NPU_STATUS_INVALID;
+	t->reason = reason;
+	t->detail = detail;
+	return -EINVAL;
+}
+
+static int pto_resolve_kernels(struct pto_device *pdev, struct pto_task *t,
+			       const struct drm_pto_npu_sqe *e)
+{
+	struct pto_file *ctx = t->ctx;
+	u32 handles[2] = { e->kernel_aiv, e->kernel_aic };
+	u32 ti;
+
+	/* One core type per task until mixed kernels. */
+	if (!!e->kernel_aiv == !!e->kernel_aic)
+		return pto_refuse(t, DRM_PTO_NPU_REASON_KERNEL, 0);
+	ti = e->kernel_aiv ? 0 : 1;
+	t->kern[ti] = pto_kernel_lookup(ctx, handles[ti]);
+	if (!t->kern[ti])
+		return pto_refuse(t, DRM_PTO_NPU_REASON_KERNEL, ti);
+	if (t->kern[ti]->core_type != (ti ? PTO_CORE_AIC : PTO_CORE_AIV))
+		return pto_refuse(t, DRM_PTO_NPU_REASON_KERNEL_TYPE, ti);
+	if (e->num_tensors < t->kern[ti]->num_tensor_args ||
+	    e->num_scalars < t->kern[ti]->num_scalar_args)
+		return pto_refuse(t, DRM_PTO_NPU_REASON_ARG_COUNT, 0);
+	if ((e->flags & DRM_PTO_NPU_TASK_F_SYNC_START) &&
+	    e->block_num > pdev->sched->ncores[ti])
+		return pto_refuse(t, DRM_PTO_NPU_REASON_SYNC_START,
+				  pdev->sched->ncores[ti]);
+	return 0;
+}
+
+static int pto_resolve_tensors(struct pto_task *t, struct drm_file *file,
+			       const struct drm_pto_npu_tensor_arg *args)
+{
+	const struct pto_kernel *k = t->kern[0] ? t->kern[0] : t->kern[1];
+	u32 i;
+
+	for (i = 0; i < t->num_tensors; i++) {
+		const struct drm_pto_npu_tensor_arg *a = &args[i];
+		struct pto_targ *ta = &t->targs[i];
+		struct drm_gem_object *obj;
+		u8 *vaddr;
+		int r;
+
+		obj = drm_gem_object_lookup(file, a->handle);
+		if (!obj)
+			return pto_refuse(t, DRM_PTO_NPU_REASON_TENSOR_HANDLE, i);
+		ta->bo = to_pto_bo(obj);
+		r = pto_targ_resolve(a, obj->size, ta);
+		if (r)
+			return pto_refuse(t, r, i);
+		if (i < PTO_MAX_TENSOR_ARGS && k->arg_dtype[i] &&
+		    k->arg_dtype[i] != a->dtype)
+			return pto_refuse(t, DRM_PTO_NPU_REASON_TENSOR_DTYPE, i);
+		vaddr = pto_bo_vaddr(ta->bo);
+		if (!vaddr) {
+			t->status = DRM_PTO_NPU_STATUS_NOMEM;
+			t->detail = i;
+			return -ENOMEM;
+		}
+		ta->base = vaddr + a->offset;
+	}
+	return 0;
+}
+
+static int pto_resolve_deps(struct pto_task *t, const s64 *raw, s64 *deps)
+{
+	u32 i;
+
+	for (i = 0; i < t->num_deps; i++) {
+		s64 d = raw[i] > 0 ? raw[i] : (s64)t->id + raw[i];
+
+		if (!raw[i] || d < 1 || d >= (s64)t->id)
+			return pto_refuse(t, DRM_PTO_NPU_REASON_DEP, i);
+		deps[i] = d;
+	}
+	return 0;
+}
+
+/*
+ * Validate one entry (copied out of the ring) into @t. On refusal @t carries
+ * the status and reason and the caller still hands it to the scheduler.
+ */
+static void pto_task_parse(struct pto_device *pdev, struct drm_file *file,
+			   struct pto_task *t, const struct drm_pto_npu_sqe *e,
+			   u32 nslots, s64 *deps)
+{
+	const u8 *body = (const u8 *)(e + 1);
+	const struct drm_pto_npu_tensor_arg *targs = (const void *)body;
+	const s64 *scalars = (const void *)(body + e->num_tensors * PTO_TENSOR_ARG_SIZE);
+	const s64 *raw_deps = scalars + e->num_scalars;
+	u32 i;
+
+	if (e->flags & ~DRM_PTO_NPU_TASK_F_ALL) {
+		pto_refuse(t, DRM_PTO_NPU_REASON_FLAGS, e->flags);
+		return;
+	}
+	/* Pre-staging and predicates arrive with their own features. */
+	if (e->flags & (DRM_PTO_NPU_TASK_F_EARLY_RESOLVE | DRM_PTO_NPU_TASK_F_PREDICATE)) {
+		pto_refuse(t, DRM_PTO_NPU_REASON_FLAGS, e->flags);
+		return;
+	}
+	if (e->split_mode || e->slot_num || e->reserved[0] || e->reserved[1] ||
+	    e->reserved[2] || e->reserved[3]) {
+		pto_refuse(t, DRM_PTO_NPU_REASON_RESERVED, 0);
+		return;
+	}
+	if (!pto_counts_ok(e)) {
+		pto_refuse(t, DRM_PTO_NPU_REASON_COUNTS, 0);
+		return;
+	}
+	if (nslots != pto_sqe_slots(e->num_tensors, e->num_scalars, e->num_deps, false)) {
+		pto_refuse(t, DRM_PTO_NPU_REASON_SLOTS, nslots);
+		return;
+	}
+	if (!e->block_num || e->block_num > PTO_MAX_BLOCK_NUM) {
+		pto_refuse(t, DRM_PTO_NPU_REASON_BLOCK_NUM, e->block_num);
+		return;
+	}
+	t->flags = e->flags;
+	t->block_num = e->block_num;
+	t->num_tensors = e->num_tensors;
+	t->num_scalars = e->num_scalars;
+	t->num_deps = e->num_deps;
+	for (i = 0; i < t->num_scalars; i++)
+		t->scalars[i] = scalars[i];
+	if (pto_resolve_kernels(pdev, t, e) ||
+	    pto_resolve_tensors(t, file, targs) ||
+	    pto_resolve_deps(t, raw_deps, deps)) {
+		/* Refused entries have no dependencies to wait for. */
+		t->num_deps = 0;
+		t->block_num = 0;
+	}
+}
+
+/* Copy @n slots starting at ring index @head into @dst. */
+static void pto_sq_copy(struct pto_queue *q, u32 head, u32 n, u8 *dst)
+{
+	u32 i;
+
+	for (i = 0; i < n; i++)
+		memcpy(dst + i * PTO_SQE_SLOT,
+		       q->sq + ((head + i) & (q->sq_slots - 1)) * PTO_SQE_SLOT,
+		       PTO_SQE_SLOT);
+}
+
+/*
+ * Take one entry at @head (@avail slots published). Returns the slots it
+ * used, 0 when out of memory (nothing taken).
+ */
+static u32 pto_take_entry(struct pto_device *pdev, struct drm_file *file,
+			  struct pto_queue *q, u32 head, u32 avail,
+			  struct pto_batch *batch, struct list_head *freeable)
+{
+	struct pto_file *ctx = file->driver_priv;
+	struct drm_pto_npu_sqe *e = ctx->scratch;
+	s64 deps[PTO_MAX_DEPS];
+	struct pto_task *t;
+	u32 n;
+	bool sized;
+
+	pto_sq_copy(q, head, 1, (u8 *)e);
+	n = READ_ONCE(e->num_slots);
+	/* A slot count we cannot trust: take the header alone and refuse it. */
+	sized = n >= 1 && n <= avail && n <= PTO_SQE_MAX_SLOTS && pto_counts_ok(e) &&
+		e->block_num <= PTO_MAX_BLOCK_NUM;
+	if (!sized)
+		n = 1;
+	else
+		pto_sq_copy(q, head + 1, n - 1, (u8 *)e + PTO_SQE_SLOT);
+
+	t = pto_task_alloc(ctx, q, e, sized);
+	if (!t)
+		return 0;
+	t->id = ctx->next_id;
+	/* Room to remember a failure without allocating under the lock. */
+	if (xa_reserve(&ctx->failed, t->id, GFP_KERNEL)) {
+		kvfree(t);
+		return 0;
+	}
+	if (!sized)
+		pto_refuse(t, DRM_PTO_NPU_REASON_SLOTS, n);
+	else
+		pto_task_parse(pdev, file, t, e, n, deps);
+
+	if (t->status == DRM_PTO_NPU_STATUS_OK &&
+	    xa_err(xa_store(&ctx->tasks, t->id, t, GFP_KERNEL))) {
+		/* Nothing taken: the entry stays in the ring. */
+		xa_release(&ctx->failed, t->id);
+		pto_task_put_resources(t);
+		kvfree(t);
+		return 0;
+	}
+	ctx->next_id++;
+	if (batch) {
+		atomic_inc(&batch->pending);
+		t->batch = batch;
+		dma_fence_get(&batch->base);
+	}
+	atomic_inc(&q->live);
+	atomic_inc(&ctx->inflight);
+	pto_sched_add(pdev, t, deps, freeable);
+	return n;
+}
+
+static struct pto_queue *pto_queue_get(struct pto_file *ctx, u32 id)
+{
+	lockdep_assert_held(&ctx->submit_lock);
+	return id ? xa_load(&ctx->queues, id) : NULL;
+}
+
+int pto_ioctl_queue_submit(struct drm_device *drm, void *data,
+			   struct drm_file *file)
+{
+	struct pto_device *pdev = to_pto_device(drm);
+	struct drm_pto_npu_queue_submit *args = data;
+	struct pto_file *ctx = file->driver_priv;
+	struct dma_fence_chain *chain = NULL;
+	struct drm_syncobj *syncobj = NULL;
+	struct pto_batch *batch = NULL;
+	struct pto_queue *q;
+	LIST_HEAD(freeable);
+	u32 head, tail, taken = 0;
+	int ret = 0;
+
+	if (args->flags || (!args->syncobj && args->syncobj_point))
+		return -EINVAL;
+	if (args->syncobj) {
+		syncobj = drm_syncobj_find(file, args->syncobj);
+		if (!syncobj)
+			return -ENOENT;
+		batch = kzalloc(sizeof(*batch), GFP_KERNEL);
+		if (args->syncobj_point)
+			chain = dma_fence_chain_alloc();
+		if (!batch || (args->syncobj_point && !chain)) {
+			ret = -ENOMEM;
+			goto out_put;
+		}
+		spin_lock_init(&batch->lock);
+		atomic_set(&batch->pending, 1);
+	}
+
+	mutex_lock(&ctx->submit_lock);
+	q = pto_queue_get(ctx, args->queue_id);
+	if (!q) {
+		ret = -ENOENT;
+		goto out_unlock;
+	}
+	if (batch)
+		dma_fence_init(&batch->base, &pto_fence_ops, &batch->lock,
+			       q->fence_context, ++q->fence_seqno);
+	args->first_task_id = ctx->next_id;
+	pto_queue_flush(q);
+
+	head = q->sq_head;
+	tail = smp_load_acquire(&q->hdr->sq_tail);
+	if (tail - head > q->sq_slots) {
+		/* The user index is beyond the ring: take nothing. */
+		ret = -EINVAL;
+		goto out_publish;
+	}
+	while (head != tail) {
+		u32 n;
+
+		if (atomic_read(&ctx->inflight) >= PTO_MAX_INFLIGHT_TASKS)
+			break;
+		n = pto_take_entry(pdev, file, q, head, tail - head, batch,
+				   &freeable);
+		if (!n) {
+			if (!taken)
+				ret = -ENOMEM;
+			break;
+		}
+		head += n;
+		taken++;
+	}
+	q->sq_head = head;
+out_publish:
+	smp_store_release(&q->hdr->sq_head, head);
+	args->consumed = taken;
+out_unlock:
+	mutex_unlock(&ctx->submit_lock);
+	pto_tasks_free_list(&freeable);
+
+	if (batch && q) {
+		if (chain) {
+			drm_syncobj_add_point(syncobj, chain, &batch->base,
+					      args->syncobj_point);
+			chain = NULL;
+		} else {
+			drm_syncobj_replace_fence(syncobj, &batch->base);
+		}
+		pto_batch_retire(batch, false);
+		dma_fence_put(&batch->base);
+		batch = NULL;
+	}
+out_put:
+	dma_fence_chain_free(chain);
+	kfree(batch);
+	if (syncobj)
+		drm_syncobj_put(syncobj);
+	return ret;
+}
+
+int pto_ioctl_queue_wait(struct drm_device *drm, void *data,
+			 struct drm_file *file)
+{
+	struct drm_pto_npu_queue_wait *args = data;
+	struct pto_file *ctx = file->driver_priv;
+	struct pto_queue *q;
+	long left;
+	s64 now;
+	int ret;
+
+	if (args->flags)
+		return -EINVAL;
+	mutex_lock(&ctx->submit_lock);
+	q = pto_queue_get(ctx, args->queue_id);
+	if (!q) {
+		mutex_unlock(&ctx->submit_lock);
+		return -ENOENT;
+	}
+	pto_queue_flush(q);
+	/* A waiter keeps the queue from being destroyed under it. */
+	atomic_inc(&q->waiters);
+	mutex_unlock(&ctx->submit_lock);
+
+	now = ktime_get_ns();
+	ret = 0;
+	if (!pto_cq_available(q) && args->timeout_ns > now) {
+		left = nsecs_to_jiffies(args->timeout_ns - now);
+		left = wait_event_interruptible_timeout(ctx->wq, pto_cq_ready(q),
+							max(left, 1L));
+		if (left < 0)
+			ret = left;
+	}
+	mutex_lock(&ctx->submit_lock);
+	pto_queue_flush(q);
+	atomic_dec(&q->waiters);
+	mutex_unlock(&ctx->submit_lock);
+	if (ret)
+		return ret;
+	args->available = pto_cq_available(q);
+	args->inflight = atomic_read(&q->live);
+	return args->available ? 0 : -ETIME;
+}
+
+/* ------------------------------------------------------------ create/destroy */
+
+static void pto_queue_free(struct pto_queue *q)
+{
+	drm_gem_object_put(&q->ring->base.base);
+	kfree(q);
+}
+
+int pto_ioctl_queue_create(struct drm_device *drm, void *data,
+			   struct drm_file *file)
+{
+	struct pto_device *pdev = to_pto_device(drm);
+	struct drm_pto_npu_queue_create *args = data;
+	struct pto_file *ctx = file->driver_priv;
+	u32 sq = args->sq_slots ? args->sq_slots : PTO_DEFAULT_SQ_SLOTS;
+	u32 cq = args->cq_entries ? args->cq_entries : 4 * sq;
+	struct drm_gem_object *obj;
+	struct pto_queue *q;
+	u64 size;
+	u32 id, handle;
+	int ret;
+
+	if (args->flags || args->pad || args->queue_id || args->handle)
+		return -EINVAL;
+	if (!is_power_of_2(sq) || sq < PTO_MIN_SQ_SLOTS || sq > PTO_MAX_SQ_SLOTS)
+		return -EINVAL;
+	cq = min_t(u32, cq, PTO_MAX_CQ_ENTRIES);
+	if (!is_power_of_2(cq) || cq > PTO_MAX_CQ_ENTRIES)
+		return -EINVAL;
+
+	q = kzalloc(sizeof(*q), GFP_KERNEL);
+	if (!q)
+		return -ENOMEM;
+	args->sq_offset = sizeof(struct drm_pto_npu_ring_header);
+	args->cq_offset = args->sq_offset + sq * PTO_SQE_SLOT;
+	size = args->cq_offset + (u64)cq * sizeof(struct drm_pto_npu_cqe);
+	q->ring = pto_bo_create_kernel(pdev, ctx, size);
+	if (IS_ERR(q->ring)) {
+		ret = PTR_ERR(q->ring);
+		kfree(q);
+		return ret;
+	}
+	q->ctx = ctx;
+	q->hdr = q->ring->vaddr;
+	q->sq = (u8 *)q->ring->vaddr + args->sq_offset;
+	q->cq = (void *)((u8 *)q->ring->vaddr + args->cq_offset);
+	q->sq_slots = sq;
+	q->cq_entries = cq;
+	spin_lock_init(&q->cq_lock);
+	INIT_LIST_HEAD(&q->held);
+	atomic_set(&q->live, 0);
+	atomic_set(&q->waiters, 0);
+	q->fence_context = dma_fence_context_alloc(1);
+
+	obj = &q->ring->base.base;
+	ret = drm_gem_create_mmap_offset(obj);
+	if (ret)
+		goto err_free;
+	ret = drm_gem_handle_create(file, obj, &handle);
+	if (ret)
+		goto err_free;
+
+	mutex_lock(&ctx->submit_lock);
+	ret = xa_alloc(&ctx->queues, &id, q,
+		       XA_LIMIT(1, PTO_MAX_QUEUES_PER_CONTEXT), GFP_KERNEL);
+	mutex_unlock(&ctx->submit_lock);
+	if (ret) {
+		drm_gem_handle_delete(file, handle);
+		ret = ret == -EBUSY ? -ENOSPC : ret;
+		goto err_free;
+	}
+	q->id = id;
+	args->queue_id = id;
+	args->handle = handle;
+	args->sq_slots = sq;
+	args->cq_entries = cq;
+	args->mmap_offset = drm_vma_node_offset_addr(&obj->vma_node);
+	args->ring_size = obj->size;
+	return 0;
+
+err_free:
+	pto_queue_free(q);
+	return ret;
+}
+
+int pto_ioctl_queue_destroy(struct drm_device *drm, void *data,
+			    struct drm_file *file)
+{
+	struct drm_pto_npu_queue_destroy *args = data;
+	struct pto_file *ctx = file->driver_priv;
+	struct pto_queue *q;
+	int ret = 0;
+
+	if (args->pad)
+		return -EINVAL;
+	mutex_lock(&ctx->submit_lock);
+	q = pto_queue_get(ctx, args->queue_id);
+	if (!q)
+		ret = -ENOENT;
+	else if (atomic_read(&q->live) || atomic_read(&q->waiters))
+		ret = -EBUSY;
+	else
+		xa_erase(&ctx->queues, q->id);
+	mutex_unlock(&ctx->submit_lock);
+	if (!ret)
+		pto_queue_free(q);
+	return ret;
+}
+
+void pto_queues_release(struct pto_file *ctx)
+{
+	struct pto_queue *q;
+	unsigned long id;
+
+	xa_for_each(&ctx->queues, id, q)
+		pto_queue_free(q);
+	xa_destroy(&ctx->queues);
+}
+
+void *pto_ctx_scratch_alloc(void)
+{
+	return kmalloc(PTO_SCRATCH_SIZE, GFP_KERNEL);
+}

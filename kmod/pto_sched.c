@@ -1,0 +1,456 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * pto_npu: the emulated AICPU scheduler and the virtual cores.
+ *
+ * Tasks carry a fanin count (producers not yet complete) and a fanout list.
+ * At fanin zero a task is ready and joins the ready queue of its core type.
+ * Dispatch places blocks on idle cores lowest index first, then into the
+ * pending slot of busy cores; more blocks than cores run in waves.
+ *
+ * Cores are contexts, not threads: each has a work item on the device's
+ * unbound workqueue, queued when a block lands in its empty running slot.
+ * The worker that finishes a block does the scheduler's work itself under
+ * the scheduler lock (complete the task, release its consumers, dispatch),
+ * then runs whatever its own core was given next without a wake-up.
+ *
+ * Copyright (C) 2026 pto-npu authors
+ */
+
+#include <linux/bitmap.h>
+#include <linux/ktime.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+
+#include <drm/drm_gem.h>
+
+#include "pto_task.h"
+
+static u32 pto_task_type(const struct pto_task *task)
+{
+	return task->kern[0] ? 0 : 1;
+}
+
+static void pto_sched_dispatch(struct pto_sched *s, struct pto_core *self);
+
+/* Queue a core's work unless its worker is already looping over it. */
+static void pto_core_kick(struct pto_sched *s, struct pto_core *core,
+			  struct pto_core *self)
+{
+	if (core != self && !core->in_worker)
+		queue_work(s->wq, &core->work);
+}
+
+static void pto_place(struct pto_sched *s, struct pto_task *task,
+		      struct pto_core *self)
+{
+	u32 ti = pto_task_type(task), n = s->ncores[ti], i;
+	struct pto_core *core;
+	u32 block;
+
+	i = find_first_bit(s->idle[ti], n);
+	if (i < n) {
+		core = &s->cores[ti][i];
+		__clear_bit(i, s->idle[ti]);
+		block = task->next_block++;
+		core->run_task = task;
+		core->run_block = block;
+		task->blocks[block].ts[PTO_TS_DISPATCH] = ktime_get_ns();
+		pto_core_kick(s, core, self);
+	} else {
+		for (i = 0; i < n; i++) {
+			core = &s->cores[ti][i];
+			if (!core->pend_task)
+				break;
+		}
+		if (WARN_ON_ONCE(i == n))
+			return;
+		block = task->next_block++;
+		core->pend_task = task;
+		core->pend_block = block;
+		task->blocks[block].ts[PTO_TS_DISPATCH] = ktime_get_ns();
+	}
+	task->blocks_out++;
+	if (task->next_block == task->block_num) {
+		list_del_init(&task->ready_link);
+		task->state = PTO_TASK_PLACED;
+	}
+}
+
+static bool pto_has_slot(struct pto_sched *s, u32 ti)
+{
+	u32 n = s->ncores[ti], i;
+
+	if (find_first_bit(s->idle[ti], n) < n)
+		return true;
+	for (i = 0; i < n; i++)
+		if (!s->cores[ti][i].pend_task)
+			return true;
+	return false;
+}
+
+static void pto_complete(struct pto_sched *s, struct pto_task *first,
+			 struct list_head *freeable);
+
+/* A task stopped before all its blocks were placed. */
+static void pto_unplace_rest(struct pto_task *task)
+{
+	if (task->state == PTO_TASK_READY) {
+		list_del_init(&task->ready_link);
+		task->state = PTO_TASK_PLACED;
+	}
+}
+
+static void pto_sched_dispatch(struct pto_sched *s, struct pto_core *self)
+{
+	u32 ti;
+
+	lockdep_assert_held(&s->lock);
+	for (ti = 0; ti < 2; ti++) {
+		while (!list_empty(&s->ready[ti]) && pto_has_slot(s, ti)) {
+			struct pto_task *task = list_first_entry(&s->ready[ti],
+								 struct pto_task,
+								 ready_link);
+
+			if (atomic_read(&task->cancel)) {
+				pto_unplace_rest(task);
+				continue;
+			}
+			pto_place(s, task, self);
+		}
+	}
+}
+
+static void pto_make_ready(struct pto_sched *s, struct pto_task *task,
+			   struct list_head *work)
+{
+	if (task->ctx->dead && task->status == DRM_PTO_NPU_STATUS_OK)
+		task->status = DRM_PTO_NPU_STATUS_CANCELLED;
+	else if (task->dep_failed && task->status == DRM_PTO_NPU_STATUS_OK)
+		task->status = DRM_PTO_NPU_STATUS_DEP_FAILED;
+	if (task->status != DRM_PTO_NPU_STATUS_OK) {
+		/* Never runs: retire it through the completion loop. */
+		list_add_tail(&task->ready_link, work);
+		return;
+	}
+	task->state = PTO_TASK_READY;
+	list_add_tail(&task->ready_link, &s->ready[pto_task_type(task)]);
+}
+
+/*
+ * Complete @first and, iteratively, every consumer that can never run
+ * because a producer failed (no recursion: chains can be 10^4 long).
+ */
+static void pto_complete(struct pto_sched *s, struct pto_task *first,
+			 struct list_head *freeable)
+{
+	LIST_HEAD(work);
+
+	lockdep_assert_held(&s->lock);
+	list_add_tail(&first->ready_link, &work);
+	while (!list_empty(&work)) {
+		struct pto_task *task = list_first_entry(&work, struct pto_task,
+							 ready_link);
+		struct pto_file *ctx = task->ctx;
+		bool failed = task->status != DRM_PTO_NPU_STATUS_OK;
+		struct pto_edge *e;
+
+		list_del_init(&task->ready_link);
+		task->state = PTO_TASK_DONE;
+		xa_erase(&ctx->tasks, task->id);
+		if (failed)
+			/* The slot was reserved at intake: this cannot fail. */
+			xa_store(&ctx->failed, task->id,
+				 xa_mk_value(task->status), GFP_ATOMIC);
+		else
+			xa_release(&ctx->failed, task->id);
+
+		list_for_each_entry(e, &task->fanout, link) {
+			struct pto_task *c = e->consumer;
+
+			if (failed)
+				c->dep_failed = true;
+			if (!--c->fanin)
+				pto_make_ready(s, c, &work);
+		}
+		INIT_LIST_HEAD(&task->fanout);
+		pto_batch_retire(task->batch, failed);
+		pto_queue_task_done(task, freeable);
+	}
+}
+
+static void pto_block_done(struct pto_sched *s, struct pto_core *core,
+			   struct pto_task *task,
+			   const struct pto_exec_result *res,
+			   struct list_head *freeable)
+{
+	u32 ti = core->type == PTO_CORE_AIC;
+
+	task->blocks_out--;
+	if (res->status != DRM_PTO_NPU_STATUS_OK &&
+	    task->status == DRM_PTO_NPU_STATUS_OK) {
+		task->status = res->status;
+		task->detail = res->detail;
+		atomic_set(&task->cancel, 1);
+	}
+	if (atomic_read(&task->cancel))
+		pto_unplace_rest(task);
+
+	core->run_task = core->pend_task;
+	core->run_block = core->pend_block;
+	core->pend_task = NULL;
+	if (!core->run_task)
+		__set_bit(core->index, s->idle[ti]);
+
+	if (!task->blocks_out && task->state == PTO_TASK_PLACED)
+		pto_complete(s, task, freeable);
+	pto_sched_dispatch(s, core);
+}
+
+static void pto_core_work(struct work_struct *w)
+{
+	struct pto_core *core = container_of(w, struct pto_core, work);
+	struct pto_sched *s = core->pdev->sched;
+	LIST_HEAD(freeable);
+
+	spin_lock(&s->lock);
+	core->in_worker = true;
+	while (core->run_task) {
+		struct pto_task *task = core->run_task;
+		u32 block = core->run_block;
+		struct pto_block_rec *rec = &task->blocks[block];
+		struct pto_exec_result res = {};
+
+		spin_unlock(&s->lock);
+		rec->ts[PTO_TS_RECEIVE] = ktime_get_ns();
+		rec->core = core->index;
+		rec->core_type = core->type;
+		rec->ts[PTO_TS_START] = ktime_get_ns();
+		if (atomic_read(&task->cancel))
+			res.status = DRM_PTO_NPU_STATUS_CANCELLED;
+		else
+			pto_exec_block(core, task, block, &res);
+		rec->ts[PTO_TS_END] = ktime_get_ns();
+		rec->status = res.status;
+		rec->detail = res.detail;
+
+		spin_lock(&s->lock);
+		rec->ts[PTO_TS_FINISH] = ktime_get_ns();
+		pto_block_done(s, core, task, &res, &freeable);
+	}
+	core->in_worker = false;
+	spin_unlock(&s->lock);
+	pto_tasks_free_list(&freeable);
+}
+
+/**
+ * pto_sched_add - hand a validated task to the scheduler
+ * @pdev: device
+ * @task: the task (id assigned, arguments resolved, or a refused entry
+ *        with its status set)
+ * @deps: its dependencies as absolute ids, validated to be earlier tasks
+ * @freeable: out: tasks fully retired, to free outside the lock
+ */
+void pto_sched_add(struct pto_device *pdev, struct pto_task *task,
+		   const s64 *deps, struct list_head *freeable)
+{
+	struct pto_sched *s = pdev->sched;
+	struct pto_file *ctx = task->ctx;
+	LIST_HEAD(work);
+	u32 i, n = 0;
+
+	spin_lock(&s->lock);
+	list_add_tail(&task->ctx_link, &ctx->live);
+	for (i = 0; i < task->num_deps; i++) {
+		struct pto_task *p = xa_load(&ctx->tasks, deps[i]);
+
+		if (p) {
+			struct pto_edge *e = &task->edges[n++];
+
+			e->consumer = task;
+			list_add_tail(&e->link, &p->fanout);
+			task->fanin++;
+		} else if (xa_is_value(xa_load(&ctx->failed, deps[i]))) {
+			task->dep_failed = true;
+		}
+	}
+	if (!task->fanin) {
+		pto_make_ready(s, task, &work);
+		if (!list_empty(&work)) {
+			list_del_init(&task->ready_link);
+			pto_complete(s, task, freeable);
+		} else {
+			pto_sched_dispatch(s, NULL);
+		}
+	}
+	spin_unlock(&s->lock);
+}
+
+/**
+ * pto_sched_cancel_ctx - stop everything of a closing context
+ * @ctx: the context
+ *
+ * Marks the context dead, cancels its tasks (running blocks stop at their
+ * next check, unplaced work retires at once), drops held completions and
+ * waits until every task of the context has been freed.
+ */
+void pto_sched_cancel_ctx(struct pto_file *ctx)
+{
+	struct pto_sched *s = ctx->pdev->sched;
+	struct pto_task *task, *tmp;
+	LIST_HEAD(freeable);
+	LIST_HEAD(stop);
+
+	spin_lock(&s->lock);
+	ctx->dead = true;
+	list_for_each_entry(task, &ctx->live, ctx_link) {
+		atomic_set(&task->cancel, 1);
+		if (task->state == PTO_TASK_READY) {
+			list_del_init(&task->ready_link);
+			task->state = PTO_TASK_PLACED;
+			if (!task->blocks_out)
+				list_add_tail(&task->held_link, &stop);
+		}
+	}
+	list_for_each_entry_safe(task, tmp, &stop, held_link) {
+		list_del_init(&task->held_link);
+		if (task->status == DRM_PTO_NPU_STATUS_OK)
+			task->status = DRM_PTO_NPU_STATUS_CANCELLED;
+		pto_complete(s, task, &freeable);
+	}
+	spin_unlock(&s->lock);
+	pto_tasks_free_list(&freeable);
+	pto_queues_drop_held(ctx);
+
+	wait_event(ctx->wq, !atomic_read(&ctx->inflight));
+	/* The last pto_task_free() wakes us under the lock: let it finish. */
+	spin_lock(&s->lock);
+	spin_unlock(&s->lock);
+}
+
+/**
+ * pto_task_put_resources - drop what a task references
+ * @task: task
+ */
+void pto_task_put_resources(struct pto_task *task)
+{
+	u32 i;
+
+	for (i = 0; i < task->num_tensors; i++)
+		if (task->targs[i].bo)
+			drm_gem_object_put(&task->targs[i].bo->base.base);
+	for (i = 0; i < 2; i++)
+		if (task->kern[i])
+			pto_kernel_put(task->kern[i]);
+	if (task->batch)
+		dma_fence_put(&task->batch->base);
+}
+
+/**
+ * pto_task_free - release a fully retired task
+ * @task: task, off every scheduler list
+ */
+void pto_task_free(struct pto_task *task)
+{
+	struct pto_file *ctx = task->ctx;
+	struct pto_sched *s = ctx->pdev->sched;
+
+	pto_task_put_resources(task);
+	atomic_dec(&task->queue->live);
+
+	spin_lock(&s->lock);
+	list_del(&task->ctx_link);
+	if (atomic_dec_and_test(&ctx->inflight) || ctx->dead)
+		wake_up_all(&ctx->wq);
+	spin_unlock(&s->lock);
+	kvfree(task);
+}
+
+void pto_tasks_free_list(struct list_head *list)
+{
+	struct pto_task *task, *tmp;
+
+	list_for_each_entry_safe(task, tmp, list, held_link) {
+		list_del(&task->held_link);
+		pto_task_free(task);
+	}
+}
+
+int pto_sched_init(struct pto_device *pdev)
+{
+	const struct pto_topology *t = &pdev->topo;
+	struct pto_sched *s;
+	u32 ti, i;
+
+	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	if (!s)
+		return -ENOMEM;
+	pdev->sched = s;
+	spin_lock_init(&s->lock);
+	INIT_LIST_HEAD(&s->ready[0]);
+	INIT_LIST_HEAD(&s->ready[1]);
+	s->ncores[0] = t->clusters * PTO_AIV_PER_CLUSTER;
+	s->ncores[1] = t->clusters;
+
+	/* AIV: UB at 0. AIC: L1 | L0A | L0B | L0C. */
+	s->buf_base[PTO_BUF_UB] = 0;
+	s->buf_size[PTO_BUF_UB] = t->aiv_ub;
+	s->local_size[0] = t->aiv_ub;
+	s->buf_base[PTO_BUF_L1] = 0;
+	s->buf_size[PTO_BUF_L1] = t->aic_l1;
+	s->buf_base[PTO_BUF_L0A] = t->aic_l1;
+	s->buf_size[PTO_BUF_L0A] = t->aic_l0a;
+	s->buf_base[PTO_BUF_L0B] = t->aic_l1 + t->aic_l0a;
+	s->buf_size[PTO_BUF_L0B] = t->aic_l0b;
+	s->buf_base[PTO_BUF_L0C] = t->aic_l1 + t->aic_l0a + t->aic_l0b;
+	s->buf_size[PTO_BUF_L0C] = t->aic_l0c;
+	s->local_size[1] = s->buf_base[PTO_BUF_L0C] + t->aic_l0c;
+
+	s->wq = alloc_workqueue("pto_npu%u", WQ_UNBOUND | WQ_HIGHPRI, 0,
+				pdev->index);
+	if (!s->wq)
+		goto err;
+	for (ti = 0; ti < 2; ti++) {
+		s->cores[ti] = kcalloc(s->ncores[ti], sizeof(struct pto_core),
+				       GFP_KERNEL);
+		s->idle[ti] = bitmap_zalloc(s->ncores[ti], GFP_KERNEL);
+		if (!s->cores[ti] || !s->idle[ti])
+			goto err;
+		bitmap_fill(s->idle[ti], s->ncores[ti]);
+		for (i = 0; i < s->ncores[ti]; i++) {
+			struct pto_core *core = &s->cores[ti][i];
+
+			core->pdev = pdev;
+			core->type = ti ? PTO_CORE_AIC : PTO_CORE_AIV;
+			core->index = i;
+			core->sub_block = ti ? 0 : i % PTO_AIV_PER_CLUSTER;
+			INIT_WORK(&core->work, pto_core_work);
+			core->local = vzalloc(s->local_size[ti]);
+			if (!core->local)
+				goto err;
+		}
+	}
+	return 0;
+
+err:
+	pto_sched_fini(pdev);
+	return -ENOMEM;
+}
+
+void pto_sched_fini(struct pto_device *pdev)
+{
+	struct pto_sched *s = pdev->sched;
+	u32 ti, i;
+
+	if (!s)
+		return;
+	if (s->wq)
+		destroy_workqueue(s->wq);
+	for (ti = 0; ti < 2; ti++) {
+		for (i = 0; s->cores[ti] && i < s->ncores[ti]; i++)
+			vfree(s->cores[ti][i].local);
+		kfree(s->cores[ti]);
+		bitmap_free(s->idle[ti]);
+	}
+	kfree(s);
+	pdev->sched = NULL;
+}

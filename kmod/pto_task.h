@@ -1,0 +1,383 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Copyright (C) 2026 pto-npu authors */
+#ifndef __PTO_TASK_H__
+#define __PTO_TASK_H__
+
+#include <linux/dma-fence.h>
+#include <linux/list.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+#include <linux/xarray.h>
+
+#include "pto_drv.h"
+
+/* Caps reported in struct drm_pto_npu_limits. */
+#define PTO_MAX_KERNELS_PER_CONTEXT 1024
+#define PTO_MAX_INSNS 4096
+#define PTO_MAX_QUEUES_PER_CONTEXT 16
+#define PTO_MIN_SQ_SLOTS 32
+#define PTO_DEFAULT_SQ_SLOTS 1024
+#define PTO_MAX_SQ_SLOTS 65536
+#define PTO_MAX_CQ_ENTRIES 262144
+#define PTO_MAX_INFLIGHT_TASKS 16384
+#define PTO_MAX_TENSOR_ARGS 16
+#define PTO_MAX_SCALAR_ARGS 16
+#define PTO_MAX_DEPS 32
+#define PTO_MAX_BLOCK_NUM 8192
+/* Failed task ids remembered per context for late dependants. */
+#define PTO_MAX_FAILED_REMEMBERED 65536
+#define PTO_VERIFIER_LOG_MAX 256
+
+#define PTO_LOCAL_BUFS 6	/* indexed by enum pto_local_buf */
+#define PTO_TILE_ALIGN 64
+
+struct pto_file;
+struct pto_queue;
+
+/**
+ * struct pto_tile_layout - a verified tile register
+ * @dtype: enum pto_isa_dtype
+ * @buf: enum pto_local_buf
+ * @esize: element bytes
+ * @rows: rows
+ * @cols: columns
+ * @offset: byte offset in the core's local memory
+ */
+struct pto_tile_layout {
+	u8 dtype;
+	u8 buf;
+	u8 esize;
+	u32 rows;
+	u32 cols;
+	u32 offset;
+};
+
+/**
+ * struct pto_kernel - a verified program
+ * @ref: tasks and the handle table hold references
+ * @core_type: enum pto_core_type
+ * @num_insns: instruction count
+ * @insns: the program, copied in
+ * @match: per instruction: LOOP -> its ENDLOOP, ENDLOOP -> its LOOP
+ * @num_tiles: tile registers declared
+ * @tiles: their placement
+ * @num_tensor_args: tensor arguments the program uses
+ * @num_scalar_args: scalar arguments the program uses
+ * @arg_dtype: dtype each tensor argument is used as (0: any)
+ */
+struct pto_kernel {
+	struct kref ref;
+	u32 core_type;
+	u32 num_insns;
+	struct pto_insn *insns;
+	u16 *match;
+	u32 num_tiles;
+	struct pto_tile_layout tiles[PTO_NUM_TREGS];
+	u32 num_tensor_args;
+	u32 num_scalar_args;
+	u8 arg_dtype[PTO_MAX_TENSOR_ARGS];
+};
+
+/**
+ * struct pto_targ - a resolved tensor argument (2-D view)
+ * @bo: buffer, referenced for the task's lifetime
+ * @base: kernel address of element [0, 0]
+ * @rows: rows of the view
+ * @cols: columns of the view
+ * @row_stride: elements between rows
+ * @col_stride: elements between columns
+ * @dtype: enum pto_isa_dtype
+ * @esize: element bytes
+ */
+struct pto_targ {
+	struct pto_bo *bo;
+	u8 *base;
+	u64 rows;
+	u64 cols;
+	u64 row_stride;
+	u64 col_stride;
+	u8 dtype;
+	u8 esize;
+};
+
+enum pto_ts {
+	PTO_TS_DISPATCH,
+	PTO_TS_RECEIVE,
+	PTO_TS_START,
+	PTO_TS_END,
+	PTO_TS_FINISH,
+	PTO_TS_COUNT,
+};
+
+/**
+ * struct pto_block_rec - what one block did
+ * @ts: timestamps, enum pto_ts
+ * @detail: fault detail
+ * @status: enum drm_pto_npu_status
+ * @core: core index among its type
+ * @core_type: enum pto_core_type, 0 if it never ran
+ */
+struct pto_block_rec {
+	u64 ts[PTO_TS_COUNT];
+	u64 detail;
+	s32 status;
+	u16 core;
+	u8 core_type;
+};
+
+/**
+ * struct pto_edge - "consumer depends on producer"
+ * @link: in the producer's fanout list
+ * @consumer: the dependant task
+ */
+struct pto_edge {
+	struct list_head link;
+	struct pto_task *consumer;
+};
+
+/**
+ * struct pto_batch - one doorbell's completion fence
+ * @base: the fence signalled when every task taken by the doorbell retired
+ * @lock: fence lock
+ * @pending: tasks not yet retired, plus one while the doorbell runs
+ * @failed: a task of the batch failed
+ */
+struct pto_batch {
+	struct dma_fence base;
+	spinlock_t lock;
+	atomic_t pending;
+	bool failed;
+};
+
+enum pto_task_state {
+	PTO_TASK_WAITING,	/* fanin > 0 */
+	PTO_TASK_READY,		/* in a ready queue, blocks left to place */
+	PTO_TASK_PLACED,	/* every block placed, some still running */
+	PTO_TASK_DONE,		/* completed, CQEs being posted */
+};
+
+/**
+ * struct pto_task - one task taken from a queue
+ * @ctx: owning context
+ * @queue: queue it came from (CQEs go there)
+ * @id: context-wide task id
+ * @user_data: copied to CQEs
+ * @kern: [0] AIV kernel, [1] AIC kernel (either may be NULL)
+ * @flags: DRM_PTO_NPU_TASK_F_*
+ * @block_num: blocks
+ * @next_block: next block to place
+ * @blocks_out: blocks placed and not yet returned
+ * @fanin: producers not yet complete
+ * @dep_failed: a producer failed: retire without running
+ * @state: enum pto_task_state
+ * @status: task status (first failure wins)
+ * @reason: refusal reason for STATUS_INVALID
+ * @detail: status detail
+ * @cancel: set to stop running blocks early (fault, close, timeout)
+ * @ready_link: in the device ready queue of its core type
+ * @ctx_link: in the context's list of live tasks
+ * @held_link: in the queue's list of completions waiting for CQ space
+ * @fanout: edges to consumers
+ * @batch: doorbell fence, or NULL
+ * @posted: CQEs already written
+ * @num_tensors: tensor arguments
+ * @num_scalars: scalar arguments
+ * @num_deps: dependencies (edges[] entries)
+ * @targs: tensor arguments
+ * @scalars: scalar arguments
+ * @edges: this task's edges in its producers' fanout lists
+ * @blocks: per-block records
+ */
+struct pto_task {
+	struct pto_file *ctx;
+	struct pto_queue *queue;
+	u64 id;
+	u64 user_data;
+	struct pto_kernel *kern[2];
+	u32 flags;
+	u32 block_num;
+	u32 next_block;
+	u32 blocks_out;
+	u32 fanin;
+	bool dep_failed;
+	u32 state;
+	s32 status;
+	u8 reason;
+	u64 detail;
+	atomic_t cancel;
+	struct list_head ready_link;
+	struct list_head ctx_link;
+	struct list_head held_link;
+	struct list_head fanout;
+	struct pto_batch *batch;
+	u32 posted;
+	u32 num_tensors;
+	u32 num_scalars;
+	u32 num_deps;
+	struct pto_targ *targs;
+	s64 *scalars;
+	struct pto_edge *edges;
+	struct pto_block_rec *blocks;
+};
+
+/**
+ * struct pto_core - one virtual AIC or AIV core
+ * @pdev: device
+ * @type: enum pto_core_type
+ * @index: index among cores of its type
+ * @sub_block: 0/1 for the AIVs of a cluster, 0 on AIC
+ * @local: local buffer memory (UB, or L1|L0A|L0B|L0C)
+ * @work: runs the core's blocks on the device workqueue
+ * @run_task: running slot (sched_lock)
+ * @run_block: block in the running slot
+ * @pend_task: pending (preloaded) slot (sched_lock)
+ * @pend_block: block in the pending slot
+ * @in_worker: the core's work item is executing (sched_lock)
+ */
+struct pto_core {
+	struct pto_device *pdev;
+	u32 type;
+	u16 index;
+	u8 sub_block;
+	void *local;
+	struct work_struct work;
+	struct pto_task *run_task;
+	u32 run_block;
+	struct pto_task *pend_task;
+	u32 pend_block;
+	bool in_worker;
+};
+
+/**
+ * struct pto_sched - the emulated AICPU scheduler of one device
+ * @lock: protects everything below, task scheduling fields and cores' slots
+ * @ready: ready queues, [0] AIV, [1] AIC
+ * @cores: [0] AIV cores, [1] AIC cores
+ * @ncores: core count per type
+ * @idle: bitmap of cores with an empty running slot, per type
+ * @wq: workqueue the cores run on
+ * @local_size: local memory per core, per type
+ * @buf_base: offset of each local buffer in its core's memory
+ * @buf_size: budget of each local buffer
+ */
+struct pto_sched {
+	spinlock_t lock;
+	struct list_head ready[2];
+	struct pto_core *cores[2];
+	u32 ncores[2];
+	unsigned long *idle[2];
+	struct workqueue_struct *wq;
+	u32 local_size[2];
+	u32 buf_base[PTO_LOCAL_BUFS];
+	u32 buf_size[PTO_LOCAL_BUFS];
+};
+
+/**
+ * struct pto_queue - a dispatch queue
+ * @ctx: owning context
+ * @id: queue id in the context
+ * @ring: ring memory (header, SQ, CQ), mapped by user space too
+ * @hdr: ring header in @ring
+ * @sq: SQ slot 0
+ * @cq: CQE 0
+ * @sq_slots: SQ slots (power of two)
+ * @cq_entries: CQ entries (power of two)
+ * @sq_head: kernel's copy of slots taken (submit_lock)
+ * @submit_lock: one doorbell at a time per queue
+ * @cq_lock: CQ tail and @held
+ * @cq_tail: kernel's copy of CQEs posted
+ * @held: completed tasks waiting for CQ space
+ * @live: tasks of this queue not yet freed
+ * @waiters: threads in QUEUE_WAIT on this queue
+ * @fence_context: dma_fence context of doorbell fences
+ * @fence_seqno: last doorbell fence seqno
+ */
+struct pto_queue {
+	struct pto_file *ctx;
+	u32 id;
+	struct pto_bo *ring;
+	struct drm_pto_npu_ring_header *hdr;
+	u8 *sq;
+	struct drm_pto_npu_cqe *cq;
+	u32 sq_slots;
+	u32 cq_entries;
+	u32 sq_head;
+	struct mutex submit_lock;
+	spinlock_t cq_lock;
+	u32 cq_tail;
+	struct list_head held;
+	atomic_t live;
+	atomic_t waiters;
+	u64 fence_context;
+	u64 fence_seqno;
+};
+
+/* pto_kernel.c */
+int pto_verify(const struct pto_topology *topo, u32 core_type,
+	       const struct pto_insn *insns, u32 num_insns,
+	       const struct pto_tile_decl *tiles, u32 num_tiles,
+	       struct pto_kernel *k, u32 *err_idx, char *log, size_t log_size);
+void pto_kernel_put(struct pto_kernel *k);
+struct pto_kernel *pto_kernel_lookup(struct pto_file *ctx, u32 handle);
+void pto_kernels_release(struct pto_file *ctx);
+int pto_ioctl_kernel_create(struct drm_device *drm, void *data,
+			    struct drm_file *file);
+int pto_ioctl_kernel_destroy(struct drm_device *drm, void *data,
+			     struct drm_file *file);
+
+/* pto_gem.c */
+void *pto_bo_vaddr(struct pto_bo *bo);
+struct pto_bo *pto_bo_create_kernel(struct pto_device *pdev,
+				    struct pto_file *ctx, u64 size);
+
+/* pto_exec.c */
+struct pto_exec_result {
+	s32 status;
+	u64 detail;
+};
+
+bool pto_cmp_eval(u32 op, s64 a, s64 b);
+void pto_exec_block(struct pto_core *core, struct pto_task *task, u32 block,
+		    struct pto_exec_result *res);
+int pto_targ_resolve(const struct drm_pto_npu_tensor_arg *arg, u64 bo_size,
+		     struct pto_targ *t);
+
+/* pto_sched.c */
+int pto_sched_init(struct pto_device *pdev);
+void pto_sched_fini(struct pto_device *pdev);
+void pto_sched_add(struct pto_device *pdev, struct pto_task *task,
+		   const s64 *deps, struct list_head *done);
+void pto_sched_cancel_ctx(struct pto_file *ctx);
+void pto_task_free(struct pto_task *task);
+void pto_task_put_resources(struct pto_task *task);
+void pto_tasks_free_list(struct list_head *list);
+
+/* pto_queue.c */
+void pto_queue_task_done(struct pto_task *task, struct list_head *freeable);
+void pto_queues_release(struct pto_file *ctx);
+void pto_batch_retire(struct pto_batch *b, bool failed);
+void *pto_ctx_scratch_alloc(void);
+void pto_queues_drop_held(struct pto_file *ctx);
+int pto_ioctl_queue_create(struct drm_device *drm, void *data,
+			   struct drm_file *file);
+int pto_ioctl_queue_destroy(struct drm_device *drm, void *data,
+			    struct drm_file *file);
+int pto_ioctl_queue_submit(struct drm_device *drm, void *data,
+			   struct drm_file *file);
+int pto_ioctl_queue_wait(struct drm_device *drm, void *data,
+			 struct drm_file *file);
+__poll_t pto_queues_poll(struct pto_file *ctx);
+
+/* pto_exec_fp.c: f32 math; callers pass bit patterns, never floats. */
+void pto_fp_tbin(u32 op, u32 *dst, const u32 *a, const u32 *b, size_t n);
+void pto_fp_tbins(u32 op, u32 *dst, const u32 *a, u32 s, size_t n);
+void pto_fp_tunary(u32 op, u32 *dst, const u32 *a, size_t n);
+void pto_fp_rowred(u32 op, u32 *dst, const u32 *a, u32 rows, u32 cols);
+void pto_fp_matmul_rows(u32 *c, const u32 *a, const u32 *b, u32 m0, u32 m1,
+			u32 k, u32 n, bool acc);
+void pto_fp_to_int(s64 *dst, const u32 *a, size_t n);
+void pto_fp_from_int(u32 *dst, const s64 *a, size_t n);
+
+#endif /* __PTO_TASK_H__ */
