@@ -111,7 +111,7 @@ struct pto_file {
 	struct list_head live;
 	bool dead;
 	wait_queue_head_t wq;
-	struct mutex submit_lock;
+	struct mutex submit_lock;	/* doorbells, queue create/destroy */
 	void *scratch;
 };
 

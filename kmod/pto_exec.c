@@ -606,9 +606,11 @@ static void pto_run_program(struct pto_run *r)
 			ok = pto_gm_scalar(r, in);
 			break;
 		case PTO_OP_FENCE:
+			/* This core's GM writes before anything it does next. */
 			smp_mb();
 			break;
 		case PTO_OP_CACHEINVALID:
+			/* Pairs with FENCE on the writer: see its writes after this. */
 			smp_rmb();
 			break;
 		default:

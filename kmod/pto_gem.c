@@ -129,6 +129,7 @@ void *pto_bo_vaddr(struct pto_bo *bo)
 	struct iosys_map map;
 	void *vaddr;
 
+	/* Pairs with the release below: a seen address is a complete mapping. */
 	vaddr = smp_load_acquire(&bo->vaddr);
 	if (vaddr)
 		return vaddr;
@@ -136,6 +137,7 @@ void *pto_bo_vaddr(struct pto_bo *bo)
 	vaddr = bo->vaddr;
 	if (!vaddr && !drm_gem_shmem_vmap(&bo->base, &map)) {
 		vaddr = map.vaddr;
+		/* Publish only after the mapping is fully set up. */
 		smp_store_release(&bo->vaddr, vaddr);
 	}
 	dma_resv_unlock(obj->resv);

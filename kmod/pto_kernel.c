@@ -647,7 +647,7 @@ int pto_ioctl_kernel_create(struct drm_device *drm, void *data,
 
 	args->error_insn = U32_MAX;
 	args->error_code = 0;
-	if (args->flags || args->handle || (!args->log) != (!args->log_size))
+	if (args->flags || args->handle || !args->log != !args->log_size)
 		return -EINVAL;
 	if (!args->num_insns)
 		return -EINVAL;

@@ -548,6 +548,7 @@ int pto_ioctl_queue_submit(struct drm_device *drm, void *data,
 	pto_queue_flush(q);
 
 	head = q->sq_head;
+	/* Pairs with user space's release store: entries before the index. */
 	tail = smp_load_acquire(&q->hdr->sq_tail);
 	if (tail - head > q->sq_slots) {
 		/* The user index is beyond the ring: take nothing. */
@@ -571,6 +572,7 @@ int pto_ioctl_queue_submit(struct drm_device *drm, void *data,
 	}
 	q->sq_head = head;
 out_publish:
+	/* Slots before the index are copied out: user space may reuse them. */
 	smp_store_release(&q->hdr->sq_head, head);
 	args->consumed = taken;
 out_unlock:

@@ -26,7 +26,7 @@
 #define PTO_MAX_SCALAR_ARGS 16
 #define PTO_MAX_DEPS 32
 #define PTO_MAX_BLOCK_NUM 8192
-/* Failed task ids remembered per context for late dependants. */
+/* Failed task ids remembered per context for late dependents. */
 #define PTO_MAX_FAILED_REMEMBERED 65536
 #define PTO_VERIFIER_LOG_MAX 256
 
@@ -130,7 +130,7 @@ struct pto_block_rec {
 /**
  * struct pto_edge - "consumer depends on producer"
  * @link: in the producer's fanout list
- * @consumer: the dependant task
+ * @consumer: the dependent task
  */
 struct pto_edge {
 	struct list_head link;
@@ -146,7 +146,7 @@ struct pto_edge {
  */
 struct pto_batch {
 	struct dma_fence base;
-	spinlock_t lock;
+	spinlock_t lock;	/* the fence's lock */
 	atomic_t pending;
 	bool failed;
 };
@@ -263,7 +263,7 @@ struct pto_core {
  * @buf_size: budget of each local buffer
  */
 struct pto_sched {
-	spinlock_t lock;
+	spinlock_t lock;	/* see the kernel-doc above */
 	struct list_head ready[2];
 	struct pto_core *cores[2];
 	u32 ncores[2];
@@ -284,8 +284,7 @@ struct pto_sched {
  * @cq: CQE 0
  * @sq_slots: SQ slots (power of two)
  * @cq_entries: CQ entries (power of two)
- * @sq_head: kernel's copy of slots taken (submit_lock)
- * @submit_lock: one doorbell at a time per queue
+ * @sq_head: kernel's copy of slots taken (context's submit_lock)
  * @cq_lock: CQ tail and @held
  * @cq_tail: kernel's copy of CQEs posted
  * @held: completed tasks waiting for CQ space
@@ -304,8 +303,7 @@ struct pto_queue {
 	u32 sq_slots;
 	u32 cq_entries;
 	u32 sq_head;
-	struct mutex submit_lock;
-	spinlock_t cq_lock;
+	spinlock_t cq_lock;	/* CQ tail and held list */
 	u32 cq_tail;
 	struct list_head held;
 	atomic_t live;

@@ -11,6 +11,7 @@
 #ifndef _UAPI_PTO_NPU_ACCEL_H_
 #define _UAPI_PTO_NPU_ACCEL_H_
 
+#include <linux/const.h>
 #include "drm.h"
 #include "pto_npu_isa.h"
 
@@ -82,9 +83,9 @@ struct drm_pto_npu_query {
 
 /* Capability bits of &drm_pto_npu_device_info.capabilities. */
 /** DRM_PTO_NPU_CAP_GM_MMAP: GM buffers can be mmap'd MAP_SHARED. */
-#define DRM_PTO_NPU_CAP_GM_MMAP (1ULL << 0)
+#define DRM_PTO_NPU_CAP_GM_MMAP _BITULL(0)
 /** DRM_PTO_NPU_CAP_SYNCOBJ: the device supports DRM syncobjs. */
-#define DRM_PTO_NPU_CAP_SYNCOBJ (1ULL << 1)
+#define DRM_PTO_NPU_CAP_SYNCOBJ _BITULL(1)
 
 /**
  * struct drm_pto_npu_device_info - topology and local buffer budgets
@@ -321,11 +322,11 @@ struct drm_pto_npu_ring_header {
 
 /* Task flags, &drm_pto_npu_sqe.flags. */
 /** DRM_PTO_NPU_TASK_F_SYNC_START: all blocks resident at once (SPMD). */
-#define DRM_PTO_NPU_TASK_F_SYNC_START (1U << 0)
+#define DRM_PTO_NPU_TASK_F_SYNC_START _BITUL(0)
 /** DRM_PTO_NPU_TASK_F_EARLY_RESOLVE: allow_early_resolve (pre-staging). */
-#define DRM_PTO_NPU_TASK_F_EARLY_RESOLVE (1U << 1)
+#define DRM_PTO_NPU_TASK_F_EARLY_RESOLVE _BITUL(1)
 /** DRM_PTO_NPU_TASK_F_PREDICATE: a &struct drm_pto_npu_predicate follows. */
-#define DRM_PTO_NPU_TASK_F_PREDICATE (1U << 2)
+#define DRM_PTO_NPU_TASK_F_PREDICATE _BITUL(2)
 /** DRM_PTO_NPU_TASK_F_ALL: flags this module knows. */
 #define DRM_PTO_NPU_TASK_F_ALL (DRM_PTO_NPU_TASK_F_SYNC_START | \
 				DRM_PTO_NPU_TASK_F_EARLY_RESOLVE | \
@@ -427,7 +428,10 @@ enum drm_pto_npu_status {
 	DRM_PTO_NPU_STATUS_OK = 0,
 	/** @DRM_PTO_NPU_STATUS_INVALID: the entry was refused; see @reason. */
 	DRM_PTO_NPU_STATUS_INVALID = 1,
-	/** @DRM_PTO_NPU_STATUS_GM_FAULT: GM access outside a tensor; detail = tensor << 56 | element offset. */
+	/**
+	 * @DRM_PTO_NPU_STATUS_GM_FAULT: GM access outside a tensor;
+	 * detail = tensor << 56 | element offset.
+	 */
 	DRM_PTO_NPU_STATUS_GM_FAULT = 2,
 	/** @DRM_PTO_NPU_STATUS_TIMEOUT: no progress within the timeout. */
 	DRM_PTO_NPU_STATUS_TIMEOUT = 3,
@@ -454,7 +458,10 @@ enum drm_pto_npu_status {
  */
 enum drm_pto_npu_reason {
 	DRM_PTO_NPU_REASON_NONE = 0,
-	/** @DRM_PTO_NPU_REASON_SLOTS: num_slots does not match the counts, or exceeds what was published. */
+	/**
+	 * @DRM_PTO_NPU_REASON_SLOTS: num_slots does not match the counts,
+	 * or exceeds what was published.
+	 */
 	DRM_PTO_NPU_REASON_SLOTS = 1,
 	/** @DRM_PTO_NPU_REASON_FLAGS: unknown or not yet supported flag. */
 	DRM_PTO_NPU_REASON_FLAGS = 2,
@@ -472,11 +479,14 @@ enum drm_pto_npu_reason {
 	DRM_PTO_NPU_REASON_ARG_COUNT = 8,
 	/** @DRM_PTO_NPU_REASON_TENSOR_HANDLE: unknown buffer handle; detail = tensor. */
 	DRM_PTO_NPU_REASON_TENSOR_HANDLE = 9,
-	/** @DRM_PTO_NPU_REASON_TENSOR_LAYOUT: bad dtype, ndim, shape, strides or alignment; detail = tensor. */
+	/**
+	 * @DRM_PTO_NPU_REASON_TENSOR_LAYOUT: bad dtype, ndim, shape,
+	 * strides or alignment; detail = tensor.
+	 */
 	DRM_PTO_NPU_REASON_TENSOR_LAYOUT = 10,
-	/** @DRM_PTO_NPU_REASON_TENSOR_RANGE: the view reaches outside its buffer; detail = tensor. */
+	/** @DRM_PTO_NPU_REASON_TENSOR_RANGE: view outside its buffer; detail = tensor. */
 	DRM_PTO_NPU_REASON_TENSOR_RANGE = 11,
-	/** @DRM_PTO_NPU_REASON_TENSOR_DTYPE: dtype differs from the kernel's use; detail = tensor. */
+	/** @DRM_PTO_NPU_REASON_TENSOR_DTYPE: dtype not the kernel's; detail = tensor. */
 	DRM_PTO_NPU_REASON_TENSOR_DTYPE = 12,
 	/** @DRM_PTO_NPU_REASON_DEP: dependency not on an earlier task; detail = dep index. */
 	DRM_PTO_NPU_REASON_DEP = 13,
@@ -488,11 +498,11 @@ enum drm_pto_npu_reason {
 
 /* CQE flags, &drm_pto_npu_cqe.flags. */
 /** DRM_PTO_NPU_CQE_F_LAST: last CQE of its task; status is the task's. */
-#define DRM_PTO_NPU_CQE_F_LAST (1U << 0)
+#define DRM_PTO_NPU_CQE_F_LAST _BITUL(0)
 /** DRM_PTO_NPU_CQE_F_RAN: this block ran on @core (timestamps valid). */
-#define DRM_PTO_NPU_CQE_F_RAN (1U << 1)
+#define DRM_PTO_NPU_CQE_F_RAN _BITUL(1)
 /** DRM_PTO_NPU_CQE_F_STAGED: this block was pre-staged (later feature). */
-#define DRM_PTO_NPU_CQE_F_STAGED (1U << 2)
+#define DRM_PTO_NPU_CQE_F_STAGED _BITUL(2)
 
 /**
  * struct drm_pto_npu_cqe - one completion entry
@@ -545,7 +555,10 @@ struct drm_pto_npu_queue_create {
 	__u32 flags;
 	/** @queue_id: out: queue id, never 0. */
 	__u32 queue_id;
-	/** @handle: out: GEM handle of the ring memory (mmap it; closing it does not destroy the queue). */
+	/**
+	 * @handle: out: GEM handle of the ring memory (mmap it; closing it
+	 * does not destroy the queue).
+	 */
 	__u32 handle;
 	/** @pad: must be zero. */
 	__u32 pad;

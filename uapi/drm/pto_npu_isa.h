@@ -12,6 +12,7 @@
 #ifndef _UAPI_PTO_NPU_ISA_H_
 #define _UAPI_PTO_NPU_ISA_H_
 
+#include <linux/const.h>
 #include <linux/types.h>
 
 #if defined(__cplusplus)
@@ -25,7 +26,7 @@ extern "C" {
 /** PTO_MAX_LOOP_DEPTH - nesting of LOOP/ENDLOOP. */
 #define PTO_MAX_LOOP_DEPTH 4
 /** PTO_MAX_LOOP_COUNT - iterations of one LOOP; more is a runtime fault. */
-#define PTO_MAX_LOOP_COUNT (1 << 20)
+#define PTO_MAX_LOOP_COUNT 1048576
 /** PTO_MAX_TILE_DIM - rows or columns of one tile. */
 #define PTO_MAX_TILE_DIM 4096
 
@@ -116,9 +117,9 @@ struct pto_insn {
 };
 
 /** PTO_INSN_F_IMM - use @imm in place of register @b (ALU, tile-scalar ops). */
-#define PTO_INSN_F_IMM (1 << 0)
+#define PTO_INSN_F_IMM _BITUL(0)
 /** PTO_INSN_F_ACC - MATMUL accumulates into @dst instead of overwriting it. */
-#define PTO_INSN_F_ACC (1 << 1)
+#define PTO_INSN_F_ACC _BITUL(1)
 
 /**
  * enum pto_opcode - instruction opcodes
@@ -184,7 +185,10 @@ enum pto_opcode {
 	PTO_OP_TROWRED = 0x27,
 	/** @PTO_OP_TCAST: t[dst] = t[a] converted to t[dst]'s dtype (same shape). */
 	PTO_OP_TCAST = 0x28,
-	/** @PTO_OP_MATMUL: t[dst] (L0C, f32, MxN) (+)= t[a] (L0A, MxK) x t[b] (L0B, KxN). AIC only. */
+	/**
+	 * @PTO_OP_MATMUL: t[dst] (L0C, f32, MxN) (+)= t[a] (L0A, MxK) x
+	 * t[b] (L0B, KxN). AIC only.
+	 */
 	PTO_OP_MATMUL = 0x29,
 
 	/* Reserved for later features; refused by the verifier until then. */
