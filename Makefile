@@ -39,7 +39,7 @@ SELFTEST_BINS := $(patsubst selftests/pto_npu/%.c,$(BUILD)/selftests/%,$(wildcar
 
 RPATH := -Wl,-rpath,'$$ORIGIN/../lib'
 
-.PHONY: all module user deps kernel check demo vm-shell unit clean install
+.PHONY: all module module-test lint user deps kernel check demo vm-shell unit clean install
 all: module user
 
 deps:
@@ -62,6 +62,15 @@ ifeq ($(KDIR_AUTO),1)
 else
 	$(MAKE) -C "$(KDIR)" M=$(CURDIR) modules
 endif
+
+# Static analysis of the module: sparse (C=2) and checkpatch --strict.
+lint: kernel
+	@kd=$$($(VMDIR)/build-kernel.sh $(TEST_KCONFIG)) && \
+		$(MAKE) -s -C "$(KSRC)" O="$$kd" M=$(CURDIR) C=2 modules 2>&1 | \
+		grep -v '^  [A-Z]' | tee $(BUILD)/sparse.log; \
+		[ ! -s $(BUILD)/sparse.log ]
+	@perl $(KSRC)/scripts/checkpatch.pl --strict --no-tree --terse -q -f \
+		$(filter-out %.mod.c,$(wildcard kmod/*.c)) kmod/*.h kmod/tests/*.c uapi/drm/*.h
 
 module-test: kernel
 	@kd=$$($(VMDIR)/build-kernel.sh $(TEST_KCONFIG)) && \

@@ -46,7 +46,7 @@ static unsigned int aic_l0c_kib = 128;
 module_param(aic_l0c_kib, uint, 0444);
 MODULE_PARM_DESC(aic_l0c_kib, "AIC L0C buffer in KiB (16-4096, default 128)");
 
-unsigned int pto_timeout_ms = 10000;
+static unsigned int pto_timeout_ms = 10000;
 module_param_named(timeout_ms, pto_timeout_ms, uint, 0644);
 MODULE_PARM_DESC(timeout_ms, "No-progress timeout of a task in ms (100-600000, default 10000)");
 
