@@ -17,6 +17,7 @@
 #include <linux/overflow.h>
 #include <linux/sched.h>
 #include <linux/string.h>
+#include <kunit/visibility.h>
 
 #include "pto_task.h"
 
@@ -39,6 +40,8 @@ struct pto_run {
 	struct pto_task *task;
 	const struct pto_kernel *k;
 	u32 block;
+	u32 part;
+	u32 sub_block;
 	u8 *local;
 	u64 deadline;
 	s64 s[PTO_NUM_SREGS];
@@ -107,6 +110,7 @@ int pto_targ_resolve(const struct drm_pto_npu_tensor_arg *arg, u64 bo_size,
 		return DRM_PTO_NPU_REASON_TENSOR_RANGE;
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(pto_targ_resolve);
 
 static bool pto_fault(struct pto_run *r, s32 status, u64 detail)
 {
@@ -394,6 +398,18 @@ static bool pto_tile_op(struct pto_run *r, const struct pto_insn *in)
 		return true;
 	case PTO_OP_MATMUL:
 		return pto_matmul(r, in);
+	case PTO_OP_PUSH:
+	case PTO_OP_POP: {
+		u32 reg = in->op == PTO_OP_PUSH ? in->a : in->dst;
+		const struct pto_tile_layout *t = &r->k->tiles[reg];
+		s32 st = pto_ring_op(r->task, r->block,
+				     r->core->type == PTO_CORE_AIC, r->part - 1,
+				     in->op == PTO_OP_PUSH, pto_tile(r, reg),
+				     t->rows, t->cols * t->esize, r->deadline);
+
+		return st == DRM_PTO_NPU_STATUS_OK ? true :
+		       pto_fault(r, st, (u64)(in - r->k->insns));
+	}
 	}
 	return true;
 }
@@ -406,7 +422,7 @@ static s64 pto_sreg(struct pto_run *r, u32 which)
 	case PTO_SREG_BLOCK_NUM:
 		return r->task->block_num;
 	case PTO_SREG_SUB_BLOCK_ID:
-		return r->core->sub_block;
+		return r->sub_block;
 	case PTO_SREG_CORE_ID:
 		return r->core->index;
 	case PTO_SREG_CORE_TYPE:
@@ -493,6 +509,7 @@ bool pto_cmp_eval(u32 op, s64 a, s64 b)
 		return a <= b;
 	}
 }
+EXPORT_SYMBOL_IF_KUNIT(pto_cmp_eval);
 
 static bool pto_gm_scalar(struct pto_run *r, const struct pto_insn *in)
 {
@@ -625,13 +642,13 @@ static void pto_run_program(struct pto_run *r)
 }
 
 /**
- * pto_exec_block - run one block of a task on a core
+ * pto_exec_block - run one unit (a block's part on one core) of a task
  * @core: the core (its local memory holds the tiles)
  * @task: the task
- * @block: block index
+ * @unit: block * nparts + part (part 0 of a mixed block is its AIC)
  * @res: out: status and detail
  */
-void pto_exec_block(struct pto_core *core, struct pto_task *task, u32 block,
+void pto_exec_block(struct pto_core *core, struct pto_task *task, u32 unit,
 		    struct pto_exec_result *res)
 {
 	struct pto_run run = {}, *r = &run;
@@ -641,7 +658,13 @@ void pto_exec_block(struct pto_core *core, struct pto_task *task, u32 block,
 	r->core = core;
 	r->task = task;
 	r->k = task->kern[core->type == PTO_CORE_AIC];
-	r->block = block;
+	r->block = unit / task->nparts;
+	r->part = unit % task->nparts;
+	if (task->rings)
+		r->sub_block = task->split == DRM_PTO_NPU_SPLIT_UP_DOWN ?
+			       r->part - 1 : 0;
+	else
+		r->sub_block = core->sub_block;
 	r->local = core->local;
 	r->res = res;
 	r->deadline = ktime_get_ns() + (u64)pto_clamped_timeout_ms() * NSEC_PER_MSEC;

@@ -69,6 +69,7 @@ u8 pto_dtype_size(u8 dtype)
 		return 0;
 	}
 }
+EXPORT_SYMBOL_IF_KUNIT(pto_dtype_size);
 
 static bool pto_tile_dtype_ok(u8 dtype)
 {
@@ -153,6 +154,7 @@ static int pto_verify_tiles(struct pto_vctx *v, const struct pto_tile_decl *d,
 		used[t->buf] += bytes;
 	}
 	v->k->num_tiles = num;
+	v->k->ub_used = used[PTO_BUF_UB];
 	return 0;
 }
 
@@ -216,6 +218,10 @@ static u32 pto_treg_fields(const struct pto_insn *in)
 	case PTO_OP_TSTORE:
 	case PTO_OP_TFILL:
 		return R_DST;
+	case PTO_OP_PUSH:
+		return R_A;
+	case PTO_OP_POP:
+		return R_DST;
 	case PTO_OP_TMOV:
 	case PTO_OP_TBINS:
 	case PTO_OP_TUNARY:
@@ -269,12 +275,30 @@ static bool pto_op_known(u8 op)
 {
 	return op <= PTO_OP_ENDLOOP ||
 	       (op >= PTO_OP_GLD && op <= PTO_OP_CACHEINVALID) ||
-	       (op >= PTO_OP_TLOAD && op <= PTO_OP_MATMUL);
+	       (op >= PTO_OP_TLOAD && op <= PTO_OP_MATMUL) ||
+	       op == PTO_OP_PUSH || op == PTO_OP_POP;
 }
 
 static bool pto_op_reserved(u8 op)
 {
-	return op >= PTO_OP_SYNCALL && op <= PTO_OP_POP;
+	return op == PTO_OP_SYNCALL;
+}
+
+/* Every PUSH (or every POP) of a kernel moves one tile shape: the slot. */
+static int pto_use_ring(struct pto_vctx *v, u32 pc, struct pto_ring_use *u,
+			const struct pto_tile_layout *t)
+{
+	if (u->used && (u->rows != t->rows || u->cols != t->cols ||
+			u->dtype != t->dtype))
+		return pto_vfail(v, pc, DRM_PTO_NPU_VERIFY_TILE_SHAPE,
+				 "every %s of a kernel must move one tile shape",
+				 u == &v->k->push ? "PUSH" : "POP");
+	u->used = true;
+	u->rows = t->rows;
+	u->cols = t->cols;
+	u->dtype = t->dtype;
+	u->esize = t->esize;
+	return 0;
 }
 
 static int pto_use_arg(struct pto_vctx *v, u32 pc, s64 idx, u8 dtype)
@@ -320,6 +344,10 @@ static int pto_verify_tile_op(struct pto_vctx *v, u32 pc,
 		return pto_use_arg(v, pc, in->imm, d->dtype);
 	case PTO_OP_TFILL:
 		return 0;
+	case PTO_OP_PUSH:
+		return pto_use_ring(v, pc, &v->k->push, a);
+	case PTO_OP_POP:
+		return pto_use_ring(v, pc, &v->k->pop, d);
 	case PTO_OP_TMOV:
 		if (!pto_same_shape(d, a) || d->dtype != a->dtype)
 			return pto_vfail(v, pc, DRM_PTO_NPU_VERIFY_TILE_SHAPE,

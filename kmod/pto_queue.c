@@ -113,10 +113,10 @@ static void pto_fill_cqe(struct drm_pto_npu_cqe *cqe, const struct pto_task *t,
 	}
 }
 
-/* Number of CQEs a task posts: one per block that ran, at least one. */
+/* Number of CQEs a task posts: one per unit placed, at least one. */
 static u32 pto_task_ncqe(const struct pto_task *t)
 {
-	return max(t->next_block, 1U);
+	return max(t->next_block * t->nparts, 1U);
 }
 
 /* Post what fits of a task's CQEs; true when all are posted. */
@@ -129,8 +129,8 @@ static bool pto_post(struct pto_queue *q, struct pto_task *t)
 		u32 b = t->posted;
 		struct drm_pto_npu_cqe *cqe = &q->cq[q->cq_tail & (q->cq_entries - 1)];
 
-		pto_fill_cqe(cqe, t, t->next_block ? &t->blocks[b] : NULL, b,
-			     b == total - 1);
+		pto_fill_cqe(cqe, t, t->next_block ? &t->blocks[b] : NULL,
+			     b / t->nparts, b == total - 1);
 		q->cq_tail++;
 		t->posted++;
 		room--;
@@ -261,16 +261,23 @@ static struct pto_task *pto_task_alloc(struct pto_file *ctx,
 {
 	u32 nt = sized ? e->num_tensors : 0, ns = sized ? e->num_scalars : 0;
 	u32 nd = sized ? e->num_deps : 0, nb = sized ? e->block_num : 0;
+	bool mix = e->kernel_aiv && e->kernel_aic;
+	u32 nparts = !mix ? 1 : e->split_mode == DRM_PTO_NPU_SPLIT_UP_DOWN ? 3 : 2;
+	u32 nrings = mix ? nb : 0;
 	struct pto_task *t;
 	size_t size = sizeof(*t);
 	u8 *p;
 
 	size += nt * sizeof(struct pto_targ) + ns * sizeof(s64) +
-		nd * sizeof(struct pto_edge) + nb * sizeof(struct pto_block_rec);
+		nd * sizeof(struct pto_edge) +
+		(size_t)nb * nparts * sizeof(struct pto_block_rec) +
+		nrings * sizeof(struct pto_xring_set);
 	t = kvzalloc(size, GFP_KERNEL);
 	if (!t)
 		return NULL;
 	p = (u8 *)(t + 1);
+	t->rings = nrings ? (struct pto_xring_set *)p : NULL;
+	p += nrings * sizeof(struct pto_xring_set);
 	t->targs = (struct pto_targ *)p;
 	p += nt * sizeof(struct pto_targ);
 	t->scalars = (s64 *)p;
@@ -282,6 +289,9 @@ static struct pto_task *pto_task_alloc(struct pto_file *ctx,
 	t->ctx = ctx;
 	t->queue = q;
 	t->user_data = e->user_data;
+	t->nparts = nparts;
+	spin_lock_init(&t->xlock);
+	init_waitqueue_head(&t->xwait);
 	INIT_LIST_HEAD(&t->ready_link);
 	INIT_LIST_HEAD(&t->ctx_link);
 	INIT_LIST_HEAD(&t->held_link);
@@ -298,37 +308,119 @@ static int pto_refuse(struct pto_task *t, u8 reason, u64 detail)
 	return -EINVAL;
 }
 
+static u32 pto_ring_share(const struct pto_ring_use *u, u32 div)
+{
+	return u->used ? u->rows / div * u->cols * u->esize : 0;
+}
+
+/* Does one side's tile match the other's share under the split? */
+static bool pto_ring_match(const struct pto_ring_use *cube,
+			   const struct pto_ring_use *vec, u32 parts)
+{
+	if (!cube->used || !vec->used)
+		return true;
+	return cube->rows == vec->rows * parts && cube->cols == vec->cols &&
+	       cube->dtype == vec->dtype;
+}
+
+/* Mixed task: ring shapes, split, slot_num, and slots + tiles within the UB. */
+static int pto_resolve_ring(struct pto_device *pdev, struct pto_task *t,
+			    const struct drm_pto_npu_sqe *e)
+{
+	const struct pto_kernel *aiv = t->kern[0], *aic = t->kern[1];
+	u32 parts = t->nparts - 1, c2v, v2c, per, fit;
+	u64 need;
+
+	if (e->split_mode > DRM_PTO_NPU_SPLIT_UP_DOWN ||
+	    e->slot_num > DRM_PTO_NPU_MAX_SLOT_NUM)
+		return pto_refuse(t, DRM_PTO_NPU_REASON_RING, 0);
+	if ((aic->push.used && aic->push.rows % parts) ||
+	    (aic->pop.used && aic->pop.rows % parts) ||
+	    !pto_ring_match(&aic->push, &aiv->pop, parts) ||
+	    !pto_ring_match(&aic->pop, &aiv->push, parts))
+		return pto_refuse(t, DRM_PTO_NPU_REASON_RING, 1);
+	t->split = e->split_mode;
+	t->slot_num = e->slot_num ? e->slot_num : DRM_PTO_NPU_DEFAULT_SLOT_NUM;
+	c2v = aic->push.used ? pto_ring_share(&aic->push, parts) :
+			       pto_ring_share(&aiv->pop, 1);
+	v2c = aic->pop.used ? pto_ring_share(&aic->pop, parts) :
+			      pto_ring_share(&aiv->push, 1);
+	t->ring_base = ALIGN(aiv->ub_used, PTO_TILE_ALIGN);
+	per = c2v + v2c;
+	need = t->ring_base + (u64)t->slot_num * per;
+	if (need > pdev->topo.aiv_ub) {
+		fit = per ? (pdev->topo.aiv_ub - t->ring_base) / per : 0;
+		return pto_refuse(t, DRM_PTO_NPU_REASON_SLOT_BUDGET, fit);
+	}
+	for (fit = 0; fit < e->block_num; fit++) {
+		struct pto_xring_set *set = &t->rings[fit];
+
+		set->nparts = parts;
+		set->slot_num = t->slot_num;
+		set->c2v_bytes = c2v;
+		set->v2c_bytes = v2c;
+	}
+	return 0;
+}
+
 static int pto_resolve_kernels(struct pto_device *pdev, struct pto_task *t,
 			       const struct drm_pto_npu_sqe *e)
 {
-	struct pto_file *ctx = t->ctx;
 	u32 handles[2] = { e->kernel_aiv, e->kernel_aic };
+	bool mix = e->kernel_aiv && e->kernel_aic;
+	u32 ti, holds;
+
+	if (!e->kernel_aiv && !e->kernel_aic)
+		return pto_refuse(t, DRM_PTO_NPU_REASON_KERNEL, 0);
+	for (ti = 0; ti < 2; ti++) {
+		struct pto_kernel *k;
+
+		if (!handles[ti])
+			continue;
+		k = pto_kernel_lookup(t->ctx, handles[ti]);
+		if (!k)
+			return pto_refuse(t, DRM_PTO_NPU_REASON_KERNEL, ti);
+		t->kern[ti] = k;
+		if (k->core_type != (ti ? PTO_CORE_AIC : PTO_CORE_AIV))
+			return pto_refuse(t, DRM_PTO_NPU_REASON_KERNEL_TYPE, ti);
+		if (e->num_tensors < k->num_tensor_args ||
+		    e->num_scalars < k->num_scalar_args)
+			return pto_refuse(t, DRM_PTO_NPU_REASON_ARG_COUNT, ti);
+		if (!mix && (k->push.used || k->pop.used))
+			return pto_refuse(t, DRM_PTO_NPU_REASON_RING, 2);
+	}
+	if (!mix && (e->split_mode || e->slot_num))
+		return pto_refuse(t, DRM_PTO_NPU_REASON_RING, 3);
+	if (mix && pto_resolve_ring(pdev, t, e))
+		return -EINVAL;
+	/* Cores (clusters for a mixed task) the device holds at once. */
+	holds = pdev->sched->ncores[mix ? PTO_TASK_AIC : e->kernel_aiv ? 0 : 1];
+	if ((e->flags & DRM_PTO_NPU_TASK_F_SYNC_START) && e->block_num > holds)
+		return pto_refuse(t, DRM_PTO_NPU_REASON_SYNC_START, holds);
+	return 0;
+}
+
+/* The dtype every kernel of the task uses tensor @i as, 0 for any. */
+static u8 pto_arg_dtype(const struct pto_task *t, u32 i)
+{
 	u32 ti;
 
-	/* One core type per task until mixed kernels. */
-	if (!!e->kernel_aiv == !!e->kernel_aic)
-		return pto_refuse(t, DRM_PTO_NPU_REASON_KERNEL, 0);
-	ti = e->kernel_aiv ? 0 : 1;
-	t->kern[ti] = pto_kernel_lookup(ctx, handles[ti]);
-	if (!t->kern[ti])
-		return pto_refuse(t, DRM_PTO_NPU_REASON_KERNEL, ti);
-	if (t->kern[ti]->core_type != (ti ? PTO_CORE_AIC : PTO_CORE_AIV))
-		return pto_refuse(t, DRM_PTO_NPU_REASON_KERNEL_TYPE, ti);
-	if (e->num_tensors < t->kern[ti]->num_tensor_args ||
-	    e->num_scalars < t->kern[ti]->num_scalar_args)
-		return pto_refuse(t, DRM_PTO_NPU_REASON_ARG_COUNT, 0);
-	if ((e->flags & DRM_PTO_NPU_TASK_F_SYNC_START) &&
-	    e->block_num > pdev->sched->ncores[ti])
-		return pto_refuse(t, DRM_PTO_NPU_REASON_SYNC_START,
-				  pdev->sched->ncores[ti]);
+	for (ti = 0; ti < 2; ti++)
+		if (t->kern[ti] && t->kern[ti]->arg_dtype[i])
+			return t->kern[ti]->arg_dtype[i];
 	return 0;
 }
 
 static int pto_resolve_tensors(struct pto_task *t, struct drm_file *file,
 			       const struct drm_pto_npu_tensor_arg *args)
 {
-	const struct pto_kernel *k = t->kern[0] ? t->kern[0] : t->kern[1];
 	u32 i;
+
+	/* Both kernels of a mixed task must agree on each tensor's dtype. */
+	for (i = 0; t->kern[0] && t->kern[1] && i < PTO_MAX_TENSOR_ARGS; i++)
+		if (t->kern[0]->arg_dtype[i] && t->kern[1]->arg_dtype[i] &&
+		    t->kern[0]->arg_dtype[i] != t->kern[1]->arg_dtype[i])
+			return pto_refuse(t, DRM_PTO_NPU_REASON_TENSOR_DTYPE, i);
 
 	for (i = 0; i < t->num_tensors; i++) {
 		const struct drm_pto_npu_tensor_arg *a = &args[i];
@@ -344,8 +436,7 @@ static int pto_resolve_tensors(struct pto_task *t, struct drm_file *file,
 		r = pto_targ_resolve(a, obj->size, ta);
 		if (r)
 			return pto_refuse(t, r, i);
-		if (i < PTO_MAX_TENSOR_ARGS && k->arg_dtype[i] &&
-		    k->arg_dtype[i] != a->dtype)
+		if (pto_arg_dtype(t, i) && pto_arg_dtype(t, i) != a->dtype)
 			return pto_refuse(t, DRM_PTO_NPU_REASON_TENSOR_DTYPE, i);
 		vaddr = pto_bo_vaddr(ta->bo);
 		if (!vaddr) {
@@ -395,8 +486,7 @@ static void pto_task_parse(struct pto_device *pdev, struct drm_file *file,
 		pto_refuse(t, DRM_PTO_NPU_REASON_FLAGS, e->flags);
 		return;
 	}
-	if (e->split_mode || e->slot_num || e->reserved[0] || e->reserved[1] ||
-	    e->reserved[2] || e->reserved[3]) {
+	if (e->reserved[0] || e->reserved[1] || e->reserved[2] || e->reserved[3]) {
 		pto_refuse(t, DRM_PTO_NPU_REASON_RESERVED, 0);
 		return;
 	}

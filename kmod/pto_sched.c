@@ -27,10 +27,10 @@
 
 static u32 pto_task_type(const struct pto_task *task)
 {
-	return task->kern[0] ? 0 : 1;
+	if (task->kern[0] && task->kern[1])
+		return PTO_TASK_MIX;
+	return task->kern[0] ? PTO_TASK_AIV : PTO_TASK_AIC;
 }
-
-static void pto_sched_dispatch(struct pto_sched *s, struct pto_core *self);
 
 /* Queue a core's work unless its worker is already looping over it. */
 static void pto_core_kick(struct pto_sched *s, struct pto_core *core,
@@ -40,22 +40,84 @@ static void pto_core_kick(struct pto_sched *s, struct pto_core *core,
 		queue_work(s->wq, &core->work);
 }
 
+/* Lowest cluster whose AIC and both AIVs are idle, or clusters if none. */
+static u32 pto_idle_cluster(struct pto_sched *s)
+{
+	u32 c;
+
+	for_each_set_bit(c, s->idle[PTO_TASK_AIC], s->ncores[PTO_TASK_AIC]) {
+		if (test_bit(2 * c, s->idle[PTO_TASK_AIV]) &&
+		    test_bit(2 * c + 1, s->idle[PTO_TASK_AIV]))
+			return c;
+	}
+	return s->ncores[PTO_TASK_AIC];
+}
+
+static u32 pto_idle_clusters(struct pto_sched *s)
+{
+	u32 c, n = 0;
+
+	for_each_set_bit(c, s->idle[PTO_TASK_AIC], s->ncores[PTO_TASK_AIC])
+		n += test_bit(2 * c, s->idle[PTO_TASK_AIV]) &&
+		     test_bit(2 * c + 1, s->idle[PTO_TASK_AIV]);
+	return n;
+}
+
+static void pto_core_start(struct pto_sched *s, struct pto_core *core,
+			   struct pto_task *task, u32 unit,
+			   struct pto_core *self)
+{
+	u32 ti = core->type == PTO_CORE_AIC;
+
+	__clear_bit(core->index, s->idle[ti]);
+	core->run_task = task;
+	core->run_unit = unit;
+	task->blocks[unit].ts[PTO_TS_DISPATCH] = ktime_get_ns();
+	task->blocks_out++;
+	pto_core_kick(s, core, self);
+}
+
+/* A mixed block takes a whole cluster: its AIC and both AIVs. */
+static void pto_place_mix(struct pto_sched *s, struct pto_task *task,
+			  struct pto_core *self)
+{
+	u32 c = pto_idle_cluster(s), b = task->next_block++;
+	struct pto_core *aic = &s->cores[PTO_TASK_AIC][c];
+	struct pto_core *aiv0 = &s->cores[PTO_TASK_AIV][2 * c];
+	struct pto_core *aiv1 = &s->cores[PTO_TASK_AIV][2 * c + 1];
+	struct pto_xring_set *set = &task->rings[b];
+	u32 unit = b * task->nparts;
+
+	set->mem[0] = (u8 *)aiv0->local + task->ring_base;
+	set->mem[1] = (u8 *)aiv1->local + task->ring_base;
+	pto_core_start(s, aic, task, unit, self);
+	pto_core_start(s, aiv0, task, unit + 1, self);
+	if (task->split == DRM_PTO_NPU_SPLIT_UP_DOWN) {
+		pto_core_start(s, aiv1, task, unit + 2, self);
+	} else {
+		__clear_bit(aiv1->index, s->idle[PTO_TASK_AIV]);
+		aiv0->partner = aiv1;
+	}
+}
+
+static void pto_sched_dispatch(struct pto_sched *s, struct pto_core *self);
+
 static void pto_place(struct pto_sched *s, struct pto_task *task,
 		      struct pto_core *self)
 {
-	u32 ti = pto_task_type(task), n = s->ncores[ti], i;
+	u32 ti = pto_task_type(task), n, i;
 	struct pto_core *core;
 	u32 block;
 
+	if (ti == PTO_TASK_MIX) {
+		pto_place_mix(s, task, self);
+		goto placed;
+	}
+	n = s->ncores[ti];
 	i = find_first_bit(s->idle[ti], n);
 	if (i < n) {
-		core = &s->cores[ti][i];
-		__clear_bit(i, s->idle[ti]);
-		block = task->next_block++;
-		core->run_task = task;
-		core->run_block = block;
-		task->blocks[block].ts[PTO_TS_DISPATCH] = ktime_get_ns();
-		pto_core_kick(s, core, self);
+		pto_core_start(s, &s->cores[ti][i], task, task->next_block++,
+			       self);
 	} else {
 		for (i = 0; i < n; i++) {
 			core = &s->cores[ti][i];
@@ -66,20 +128,30 @@ static void pto_place(struct pto_sched *s, struct pto_task *task,
 			return;
 		block = task->next_block++;
 		core->pend_task = task;
-		core->pend_block = block;
+		core->pend_unit = block;
 		task->blocks[block].ts[PTO_TS_DISPATCH] = ktime_get_ns();
+		task->blocks_out++;
 	}
-	task->blocks_out++;
+placed:
 	if (task->next_block == task->block_num) {
 		list_del_init(&task->ready_link);
 		task->state = PTO_TASK_PLACED;
 	}
 }
 
-static bool pto_has_slot(struct pto_sched *s, u32 ti)
+static bool pto_has_slot(struct pto_sched *s, const struct pto_task *task)
 {
-	u32 n = s->ncores[ti], i;
+	u32 ti = pto_task_type(task), n, i;
+	u32 left = task->block_num - task->next_block;
+	bool sync = task->flags & DRM_PTO_NPU_TASK_F_SYNC_START;
 
+	/* sync_start: every block resident at once, so only idle cores count. */
+	if (ti == PTO_TASK_MIX)
+		return sync ? pto_idle_clusters(s) >= left :
+			      pto_idle_cluster(s) < s->ncores[PTO_TASK_AIC];
+	n = s->ncores[ti];
+	if (sync)
+		return bitmap_weight(s->idle[ti], n) >= left;
 	if (find_first_bit(s->idle[ti], n) < n)
 		return true;
 	for (i = 0; i < n; i++)
@@ -105,8 +177,9 @@ static void pto_sched_dispatch(struct pto_sched *s, struct pto_core *self)
 	u32 ti;
 
 	lockdep_assert_held(&s->lock);
-	for (ti = 0; ti < 2; ti++) {
-		while (!list_empty(&s->ready[ti]) && pto_has_slot(s, ti)) {
+	/* Whole clusters first, or single-core work would always split them. */
+	for (ti = PTO_TASK_MIX + 1; ti-- > 0;) {
+		while (!list_empty(&s->ready[ti])) {
 			struct pto_task *task = list_first_entry(&s->ready[ti],
 								 struct pto_task,
 								 ready_link);
@@ -115,6 +188,8 @@ static void pto_sched_dispatch(struct pto_sched *s, struct pto_core *self)
 				pto_unplace_rest(task);
 				continue;
 			}
+			if (!pto_has_slot(s, task))
+				break;
 			pto_place(s, task, self);
 		}
 	}
@@ -191,15 +266,21 @@ static void pto_block_done(struct pto_sched *s, struct pto_core *core,
 		task->status = res->status;
 		task->detail = res->detail;
 		atomic_set(&task->cancel, 1);
+		/* Ring waiters of the other parts stop now, not at their deadline. */
+		wake_up_all(&task->xwait);
 	}
 	if (atomic_read(&task->cancel))
 		pto_unplace_rest(task);
 
 	core->run_task = core->pend_task;
-	core->run_block = core->pend_block;
+	core->run_unit = core->pend_unit;
 	core->pend_task = NULL;
 	if (!core->run_task)
 		__set_bit(core->index, s->idle[ti]);
+	if (core->partner) {
+		__set_bit(core->partner->index, s->idle[PTO_TASK_AIV]);
+		core->partner = NULL;
+	}
 
 	if (!task->blocks_out && task->state == PTO_TASK_PLACED)
 		pto_complete(s, task, freeable);
@@ -216,8 +297,8 @@ static void pto_core_work(struct work_struct *w)
 	core->in_worker = true;
 	while (core->run_task) {
 		struct pto_task *task = core->run_task;
-		u32 block = core->run_block;
-		struct pto_block_rec *rec = &task->blocks[block];
+		u32 unit = core->run_unit;
+		struct pto_block_rec *rec = &task->blocks[unit];
 		struct pto_exec_result res = {};
 
 		spin_unlock(&s->lock);
@@ -228,8 +309,12 @@ static void pto_core_work(struct work_struct *w)
 		if (atomic_read(&task->cancel))
 			res.status = DRM_PTO_NPU_STATUS_CANCELLED;
 		else
-			pto_exec_block(core, task, block, &res);
+			pto_exec_block(core, task, unit, &res);
 		rec->ts[PTO_TS_END] = ktime_get_ns();
+		if (task->rings)
+			pto_ring_side_done(task, unit / task->nparts,
+					   core->type == PTO_CORE_AIC,
+					   unit % task->nparts - 1);
 		rec->status = res.status;
 		rec->detail = res.detail;
 
@@ -304,6 +389,7 @@ void pto_sched_cancel_ctx(struct pto_file *ctx)
 	ctx->dead = true;
 	list_for_each_entry(task, &ctx->live, ctx_link) {
 		atomic_set(&task->cancel, 1);
+		wake_up_all(&task->xwait);
 		if (task->state == PTO_TASK_READY) {
 			list_del_init(&task->ready_link);
 			task->state = PTO_TASK_PLACED;
@@ -386,8 +472,8 @@ int pto_sched_init(struct pto_device *pdev)
 		return -ENOMEM;
 	pdev->sched = s;
 	spin_lock_init(&s->lock);
-	INIT_LIST_HEAD(&s->ready[0]);
-	INIT_LIST_HEAD(&s->ready[1]);
+	for (ti = 0; ti <= PTO_TASK_MIX; ti++)
+		INIT_LIST_HEAD(&s->ready[ti]);
 	s->ncores[0] = t->clusters * PTO_AIV_PER_CLUSTER;
 	s->ncores[1] = t->clusters;
 

@@ -30,6 +30,10 @@
 #define PTO_MAX_FAILED_REMEMBERED 65536
 #define PTO_VERIFIER_LOG_MAX 256
 
+#define PTO_TASK_AIV 0
+#define PTO_TASK_AIC 1
+#define PTO_TASK_MIX 2
+
 #define PTO_LOCAL_BUFS 6	/* indexed by enum pto_local_buf */
 #define PTO_TILE_ALIGN 64
 
@@ -55,6 +59,22 @@ struct pto_tile_layout {
 };
 
 /**
+ * struct pto_ring_use - the tile a kernel moves through the cross-core ring
+ * @used: the kernel has such an instruction
+ * @dtype: tile dtype
+ * @esize: element bytes
+ * @rows: tile rows
+ * @cols: tile columns
+ */
+struct pto_ring_use {
+	bool used;
+	u8 dtype;
+	u8 esize;
+	u32 rows;
+	u32 cols;
+};
+
+/**
  * struct pto_kernel - a verified program
  * @ref: tasks and the handle table hold references
  * @core_type: enum pto_core_type
@@ -66,6 +86,9 @@ struct pto_tile_layout {
  * @num_tensor_args: tensor arguments the program uses
  * @num_scalar_args: scalar arguments the program uses
  * @arg_dtype: dtype each tensor argument is used as (0: any)
+ * @ub_used: bytes of UB the tiles take (AIV); the ring goes after them
+ * @push: tile shape of every PUSH (cross-core ring), if any
+ * @pop: tile shape of every POP, if any
  */
 struct pto_kernel {
 	struct kref ref;
@@ -78,6 +101,9 @@ struct pto_kernel {
 	u32 num_tensor_args;
 	u32 num_scalar_args;
 	u8 arg_dtype[PTO_MAX_TENSOR_ARGS];
+	u32 ub_used;
+	struct pto_ring_use push;
+	struct pto_ring_use pop;
 };
 
 /**
@@ -138,6 +164,44 @@ struct pto_edge {
 };
 
 /**
+ * struct pto_xring - one AIV part's two rings
+ * @c2v_head: cube-to-vector slots consumed
+ * @c2v_tail: cube-to-vector slots filled
+ * @v2c_head: vector-to-cube slots consumed
+ * @v2c_tail: vector-to-cube slots filled
+ */
+struct pto_xring {
+	u32 c2v_head;
+	u32 c2v_tail;
+	u32 v2c_head;
+	u32 v2c_tail;
+};
+
+/**
+ * struct pto_xring_set - the cross-core rings of one block of a mixed task
+ * @nparts: participating AIVs (1, or 2 under UP_DOWN)
+ * @slot_num: slots per ring
+ * @c2v_bytes: bytes of one cube-to-vector slot (an AIV's share)
+ * @v2c_bytes: bytes of one vector-to-cube slot (an AIV's share)
+ * @mem: slot memory in each AIV's UB: c2v slots, then v2c slots
+ * @ring: indices per AIV part
+ * @aic_done: the AIC part has ended
+ * @aiv_done: the AIV parts have ended
+ * @seq: bumped on every change; waiters sleep until it moves
+ */
+struct pto_xring_set {
+	u32 nparts;
+	u32 slot_num;
+	u32 c2v_bytes;
+	u32 v2c_bytes;
+	u8 *mem[2];
+	struct pto_xring ring[2];
+	bool aic_done;
+	bool aiv_done[2];
+	u64 seq;
+};
+
+/**
  * struct pto_batch - one doorbell's completion fence
  * @base: the fence signalled when every task taken by the doorbell retired
  * @lock: fence lock
@@ -188,7 +252,14 @@ enum pto_task_state {
  * @targs: tensor arguments
  * @scalars: scalar arguments
  * @edges: this task's edges in its producers' fanout lists
- * @blocks: per-block records
+ * @blocks: per-unit records (unit = block * @nparts + part)
+ * @nparts: core parts per block: 1, or for a mixed task AIC + 1 or 2 AIVs
+ * @split: enum drm_pto_npu_split_mode
+ * @slot_num: ring slots (mixed tasks)
+ * @ring_base: offset of the ring in each AIV's local memory
+ * @rings: per-block ring sets (mixed tasks)
+ * @xlock: ring indices
+ * @xwait: ring waiters
  */
 struct pto_task {
 	struct pto_file *ctx;
@@ -220,6 +291,13 @@ struct pto_task {
 	s64 *scalars;
 	struct pto_edge *edges;
 	struct pto_block_rec *blocks;
+	u32 nparts;
+	u32 split;
+	u32 slot_num;
+	u32 ring_base;
+	struct pto_xring_set *rings;
+	spinlock_t xlock;	/* see above */
+	wait_queue_head_t xwait;
 };
 
 /**
@@ -231,10 +309,11 @@ struct pto_task {
  * @local: local buffer memory (UB, or L1|L0A|L0B|L0C)
  * @work: runs the core's blocks on the device workqueue
  * @run_task: running slot (sched_lock)
- * @run_block: block in the running slot
+ * @run_unit: unit (block * nparts + part) in the running slot
  * @pend_task: pending (preloaded) slot (sched_lock)
- * @pend_block: block in the pending slot
+ * @pend_unit: unit in the pending slot
  * @in_worker: the core's work item is executing (sched_lock)
+ * @partner: the AIV this core's mixed block keeps reserved (split NONE)
  */
 struct pto_core {
 	struct pto_device *pdev;
@@ -244,16 +323,17 @@ struct pto_core {
 	void *local;
 	struct work_struct work;
 	struct pto_task *run_task;
-	u32 run_block;
+	u32 run_unit;
 	struct pto_task *pend_task;
-	u32 pend_block;
+	u32 pend_unit;
 	bool in_worker;
+	struct pto_core *partner;
 };
 
 /**
  * struct pto_sched - the emulated AICPU scheduler of one device
  * @lock: protects everything below, task scheduling fields and cores' slots
- * @ready: ready queues, [0] AIV, [1] AIC
+ * @ready: ready queues, [0] AIV, [1] AIC, [2] MIX (whole clusters)
  * @cores: [0] AIV cores, [1] AIC cores
  * @ncores: core count per type
  * @idle: bitmap of cores with an empty running slot, per type
@@ -264,7 +344,7 @@ struct pto_core {
  */
 struct pto_sched {
 	spinlock_t lock;	/* see the kernel-doc above */
-	struct list_head ready[2];
+	struct list_head ready[3];
 	struct pto_core *cores[2];
 	u32 ncores[2];
 	unsigned long *idle[2];
@@ -337,10 +417,19 @@ struct pto_exec_result {
 };
 
 bool pto_cmp_eval(u32 op, s64 a, s64 b);
-void pto_exec_block(struct pto_core *core, struct pto_task *task, u32 block,
+void pto_exec_block(struct pto_core *core, struct pto_task *task, u32 unit,
 		    struct pto_exec_result *res);
 int pto_targ_resolve(const struct drm_pto_npu_tensor_arg *arg, u64 bo_size,
 		     struct pto_targ *t);
+
+/* pto_ring.c */
+int pto_xring_try_push(struct pto_xring_set *set, bool from_aic, u32 part,
+		       const u8 *tile, u32 rows, u32 row_bytes);
+int pto_xring_try_pop(struct pto_xring_set *set, bool to_aic, u32 part,
+		      u8 *tile, u32 rows, u32 row_bytes);
+s32 pto_ring_op(struct pto_task *task, u32 block, bool aic, u32 part,
+		bool push, u8 *tile, u32 rows, u32 row_bytes, u64 deadline);
+void pto_ring_side_done(struct pto_task *task, u32 block, bool aic, u32 part);
 
 /* pto_sched.c */
 int pto_sched_init(struct pto_device *pdev);

@@ -333,6 +333,23 @@ struct drm_pto_npu_ring_header {
 				DRM_PTO_NPU_TASK_F_PREDICATE)
 
 /**
+ * enum drm_pto_npu_split_mode - how a mixed task uses its cluster's AIVs
+ * @DRM_PTO_NPU_SPLIT_NONE: AIV 0 runs the vector kernel on the whole tile
+ *	(the cluster's second AIV stays reserved for the block)
+ * @DRM_PTO_NPU_SPLIT_UP_DOWN: both AIVs run it, each on half the rows
+ *	(sub_block_id 0: upper half, 1: lower half); the cube side is full size
+ */
+enum drm_pto_npu_split_mode {
+	DRM_PTO_NPU_SPLIT_NONE = 0,
+	DRM_PTO_NPU_SPLIT_UP_DOWN = 1,
+};
+
+/** DRM_PTO_NPU_DEFAULT_SLOT_NUM - cross-core ring slots when slot_num is 0. */
+#define DRM_PTO_NPU_DEFAULT_SLOT_NUM 8
+/** DRM_PTO_NPU_MAX_SLOT_NUM - most cross-core ring slots. */
+#define DRM_PTO_NPU_MAX_SLOT_NUM 64
+
+/**
  * struct drm_pto_npu_sqe - header of one SQ entry (one task)
  *
  * An entry occupies @num_slots consecutive 64-byte slots (it may wrap
@@ -367,9 +384,12 @@ struct drm_pto_npu_sqe {
 	__u8 num_scalars;
 	/** @num_deps: dependencies that follow. */
 	__u8 num_deps;
-	/** @split_mode: mixed kernels (later); must be zero. */
+	/** @split_mode: &enum drm_pto_npu_split_mode (mixed tasks; else 0). */
 	__u8 split_mode;
-	/** @slot_num: cross-core ring slots of a mixed kernel (later); zero. */
+	/**
+	 * @slot_num: cross-core ring slots of a mixed task, 0 for
+	 * DRM_PTO_NPU_DEFAULT_SLOT_NUM; must be 0 for other tasks.
+	 */
 	__u16 slot_num;
 	/** @reserved: must be zero. */
 	__u64 reserved[4];
@@ -494,6 +514,17 @@ enum drm_pto_npu_reason {
 	DRM_PTO_NPU_REASON_PREDICATE = 14,
 	/** @DRM_PTO_NPU_REASON_SYNC_START: more blocks than the device holds at once. */
 	DRM_PTO_NPU_REASON_SYNC_START = 15,
+	/**
+	 * @DRM_PTO_NPU_REASON_RING: cross-core ring misuse: PUSH/POP in a task
+	 * that is not mixed, tile shapes of the two sides that do not match
+	 * (with the split), a bad split_mode or slot_num.
+	 */
+	DRM_PTO_NPU_REASON_RING = 16,
+	/**
+	 * @DRM_PTO_NPU_REASON_SLOT_BUDGET: ring slots plus the vector kernel's
+	 * tiles exceed the AIV UB; detail = the largest slot_num that fits.
+	 */
+	DRM_PTO_NPU_REASON_SLOT_BUDGET = 17,
 };
 
 /* CQE flags, &drm_pto_npu_cqe.flags. */

@@ -191,12 +191,19 @@ enum pto_opcode {
 	 */
 	PTO_OP_MATMUL = 0x29,
 
-	/* Reserved for later features; refused by the verifier until then. */
-	/** @PTO_OP_SYNCALL: in-kernel barrier across the blocks of a launch. */
+	/** @PTO_OP_SYNCALL: reserved: in-kernel barrier (refused until it lands). */
 	PTO_OP_SYNCALL = 0x30,
-	/** @PTO_OP_PUSH: push t[a] into the cross-core ring. */
+	/**
+	 * @PTO_OP_PUSH: push t[a] into the cross-core ring of a mixed task
+	 * (AIC -> its AIVs, split by rows under UP_DOWN; AIV -> its AIC); waits
+	 * for a free slot.
+	 */
 	PTO_OP_PUSH = 0x31,
-	/** @PTO_OP_POP: pop the next slot of the cross-core ring into t[dst]. */
+	/**
+	 * @PTO_OP_POP: t[dst] = the oldest filled slot of the ring from the
+	 * other side (an AIC pop gathers both AIVs' halves under UP_DOWN);
+	 * waits for a filled slot, then frees it.
+	 */
 	PTO_OP_POP = 0x32,
 };
 
