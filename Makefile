@@ -18,7 +18,7 @@ LDLIBS_USER := -ldrm -lpthread -lm
 
 # The test kernel (Linux 6.12 with debug options), built once per config.
 TEST_KCONFIG := $(VMDIR)/test.config
-KSRC := $(or $(PTO_CACHE),$(HOME)/.cache/pto-npu)/linux-source-6.12
+KSRC := $(or $(PTO_CACHE),$(or $(XDG_CACHE_HOME),$(HOME)/.cache)/pto-npu)/linux-source-6.12
 
 # KDIR: the running kernel's build tree if there is one, otherwise the test kernel.
 HOST_KDIR := /lib/modules/$(shell uname -r)/build
@@ -39,7 +39,7 @@ SELFTEST_BINS := $(patsubst selftests/pto_npu/%.c,$(BUILD)/selftests/%,$(wildcar
 
 RPATH := -Wl,-rpath,'$$ORIGIN/../lib'
 
-.PHONY: all module module-test lint user deps kernel check demo vm-shell unit clean install
+.PHONY: all module module-test lint user selftests deps kernel check demo vm-shell unit clean install
 all: module user
 
 deps:
@@ -77,7 +77,10 @@ module-test: kernel
 		$(MAKE) -s -C "$(KSRC)" O="$$kd" M=$(CURDIR) modules
 
 # ---------------------------------------------------------------- user space
-user: $(LIBPTO_SO) $(LIBPTO_A) $(BUILD)/lib/pkgconfig/libpto.pc $(TOOL_BINS) $(EXAMPLE_BINS) $(UNIT_BINS) $(SELFTEST_BINS)
+user: $(LIBPTO_SO) $(LIBPTO_A) $(BUILD)/lib/pkgconfig/libpto.pc $(TOOL_BINS) $(EXAMPLE_BINS)
+
+# kselftests use the kernel tree's kselftest_harness.h (extracted with the test kernel).
+selftests: $(SELFTEST_BINS)
 
 $(BUILD)/libpto/%.o: libpto/src/%.c $(LIBPTO_HDR) $(wildcard libpto/src/*.h)
 	@mkdir -p $(dir $@)
@@ -118,11 +121,11 @@ $(BUILD)/selftests/%: selftests/pto_npu/%.c $(LIBPTO_SO) $(wildcard selftests/pt
 
 # ---------------------------------------------------------------- tests
 unit: $(UNIT_BINS)
-	@$(VMDIR)/run-unit.sh $(BUILD) $(UNIT_BINS)
+	@fail=0; for t in $(UNIT_BINS); do $$t || fail=1; done; exit $$fail
 
 check: deps kernel
 	@$(MAKE) -s module-test
-	@$(MAKE) -s user
+	@$(MAKE) -s user selftests $(UNIT_BINS)
 	@$(VMDIR)/check.sh $(BUILD) $(TEST_KCONFIG)
 
 demo: deps kernel
@@ -132,7 +135,7 @@ demo: deps kernel
 
 vm-shell: deps kernel
 	@$(MAKE) -s module-test
-	@$(MAKE) -s user
+	@$(MAKE) -s user selftests
 	@$(VMDIR)/vm.sh --mode shell --build $(BUILD) --config $(TEST_KCONFIG)
 
 install: user

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * pto_npu: debugfs, under /sys/kernel/debug/accel/<minor>/.
+ * pto_npu: debugfs, under /sys/kernel/debug/accel/pto_npu.<index>/.
  *
  * Copyright (C) 2026 pto-npu authors
  */

@@ -47,8 +47,23 @@ module_param(aic_l0c_kib, uint, 0444);
 MODULE_PARM_DESC(aic_l0c_kib, "AIC L0C buffer in KiB (16-4096, default 128)");
 
 static unsigned int pto_timeout_ms = 10000;
-module_param_named(timeout_ms, pto_timeout_ms, uint, 0644);
-MODULE_PARM_DESC(timeout_ms, "No-progress timeout of a task in ms (100-600000, default 10000)");
+
+static int pto_timeout_set(const char *val, const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, PTO_MIN_TIMEOUT_MS,
+				     PTO_MAX_TIMEOUT_MS);
+}
+
+static const struct kernel_param_ops pto_timeout_ops = {
+	.set = pto_timeout_set,
+	.get = param_get_uint,
+};
+
+module_param_cb(timeout_ms, &pto_timeout_ops, &pto_timeout_ms, 0644);
+MODULE_PARM_DESC(timeout_ms, "Longest a block may run or wait, in ms (100-600000, default 10000)");
+
+/* Tells contexts apart for local memory scrubbing; never reused. */
+static atomic64_t pto_ctx_uids = ATOMIC64_INIT(0);
 
 static unsigned int devices = 1;
 module_param(devices, uint, 0444);
@@ -95,7 +110,8 @@ EXPORT_SYMBOL_IF_KUNIT(pto_query_copy_size);
 /* The parameter is writable at run time; clamp what the scheduler uses. */
 u32 pto_clamped_timeout_ms(void)
 {
-	return clamp_t(u32, READ_ONCE(pto_timeout_ms), 100, 600000);
+	return clamp_t(u32, READ_ONCE(pto_timeout_ms), PTO_MIN_TIMEOUT_MS,
+		       PTO_MAX_TIMEOUT_MS);
 }
 
 static void pto_fill_device_info(struct pto_device *pdev,
@@ -205,6 +221,7 @@ static int pto_open(struct drm_device *drm, struct drm_file *file)
 		return -ENOMEM;
 	}
 	mutex_init(&pfile->submit_lock);
+	pfile->uid = atomic64_inc_return(&pto_ctx_uids);
 	pfile->pdev = to_pto_device(drm);
 	xa_init_flags(&pfile->kernels, XA_FLAGS_ALLOC1);
 	xa_init_flags(&pfile->queues, XA_FLAGS_ALLOC1);

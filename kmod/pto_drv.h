@@ -22,6 +22,8 @@
 #define PTO_MAX_CLUSTERS 64
 #define PTO_AIV_PER_CLUSTER 2
 #define PTO_MAX_DEVICES 8
+#define PTO_MIN_TIMEOUT_MS 100
+#define PTO_MAX_TIMEOUT_MS 600000
 #define PTO_MIN_LOCAL_BUF SZ_16K
 #define PTO_MAX_LOCAL_BUF SZ_4M
 
@@ -98,6 +100,8 @@ struct pto_device {
  * @wq: woken when CQEs are posted and when @inflight drops
  * @submit_lock: serialises doorbells (id order) and queue create/destroy
  * @scratch: one SQ entry copied out of the ring (submit_lock)
+ * @uid: unique id of the context, never reused
+ * @nfailed: entries in @failed (sched lock)
  */
 struct pto_file {
 	struct pto_device *pdev;
@@ -113,6 +117,8 @@ struct pto_file {
 	wait_queue_head_t wq;
 	struct mutex submit_lock;	/* doorbells, queue create/destroy */
 	void *scratch;
+	u64 uid;
+	u32 nfailed;
 };
 
 /**

@@ -31,6 +31,7 @@ struct pto_vctx {
 	char *log;
 	size_t log_size;
 	u32 *err_idx;
+	bool in_tiles;
 };
 
 static __printf(4, 5) int pto_vfail(struct pto_vctx *v, u32 idx, int code,
@@ -41,7 +42,9 @@ static __printf(4, 5) int pto_vfail(struct pto_vctx *v, u32 idx, int code,
 
 	*v->err_idx = idx;
 	if (v->log && v->log_size) {
-		len = scnprintf(v->log, v->log_size, "insn %u: ", idx);
+		/* Tile declarations are checked before any instruction. */
+		len = scnprintf(v->log, v->log_size, "%s %u: ",
+				v->in_tiles ? "tile" : "insn", idx);
 		va_start(ap, fmt);
 		vscnprintf(v->log + len, v->log_size - len, fmt, ap);
 		va_end(ap);
@@ -250,6 +253,30 @@ static u16 pto_allowed_flags(u8 op)
 	return 0;
 }
 
+static bool pto_uses_imm(const struct pto_insn *in)
+{
+	switch (in->op) {
+	case PTO_OP_LDI:
+	case PTO_OP_ARG:
+	case PTO_OP_JMP:
+	case PTO_OP_JZ:
+	case PTO_OP_JNZ:
+	case PTO_OP_GLD:
+	case PTO_OP_GST:
+	case PTO_OP_ATOMIC_ADD:
+	case PTO_OP_TLOAD:
+	case PTO_OP_TSTORE:
+		return true;
+	case PTO_OP_ALU:
+	case PTO_OP_CMP:
+	case PTO_OP_LOOP:
+	case PTO_OP_TFILL:
+	case PTO_OP_TBINS:
+		return in->flags & PTO_INSN_F_IMM;
+	}
+	return false;
+}
+
 /* Number of valid modes for opcodes that have one, 0 for "mode must be 0". */
 static u32 pto_num_modes(u8 op)
 {
@@ -443,6 +470,9 @@ static int pto_verify_insn(struct pto_vctx *v, u32 pc)
 		return pto_vfail(v, pc, DRM_PTO_NPU_VERIFY_CORE_TYPE,
 				 "vector tile op 0x%02x runs on AIV only", in->op);
 
+	if (in->imm && !pto_uses_imm(in))
+		return pto_vfail(v, pc, DRM_PTO_NPU_VERIFY_RESERVED_FIELD,
+				 "immediate not used by this instruction must be zero");
 	sfields = pto_sreg_fields(in);
 	tfields = pto_treg_fields(in);
 	for (f = 0; f < 4; f++) {
@@ -479,7 +509,7 @@ static int pto_verify_insn(struct pto_vctx *v, u32 pc)
 	case PTO_OP_LOOP:
 		if ((in->flags & PTO_INSN_F_IMM) &&
 		    (in->imm < 0 || in->imm > PTO_MAX_LOOP_COUNT))
-			return pto_vfail(v, pc, DRM_PTO_NPU_VERIFY_BAD_JUMP,
+			return pto_vfail(v, pc, DRM_PTO_NPU_VERIFY_LOOP_COUNT,
 					 "loop count %lld outside 0..%u", in->imm,
 					 PTO_MAX_LOOP_COUNT);
 		return 0;
@@ -593,9 +623,11 @@ VISIBLE_IF_KUNIT int pto_verify(const struct pto_topology *topo, u32 core_type,
 				 "%u instructions, at most %u", num_insns,
 				 PTO_MAX_INSNS);
 	k->core_type = core_type;
+	v.in_tiles = true;
 	ret = pto_verify_tiles(&v, tiles, num_tiles);
 	if (ret)
 		return ret;
+	v.in_tiles = false;
 	for (pc = 0; pc < num_insns; pc++) {
 		ret = pto_verify_insn(&v, pc);
 		if (ret)
@@ -653,10 +685,13 @@ void pto_kernels_release(struct pto_file *ctx)
 static int pto_kernel_report(struct drm_pto_npu_kernel_create *args,
 			     const char *log, int code)
 {
+	size_t n = min_t(size_t, args->log_size - 1, strlen(log));
+	char __user *dst = u64_to_user_ptr(args->log);
+
 	args->error_code = code;
+	/* Cut to the user's buffer, always NUL-terminated. */
 	if (args->log_size &&
-	    copy_to_user(u64_to_user_ptr(args->log), log,
-			 min_t(size_t, args->log_size, strlen(log) + 1)))
+	    (copy_to_user(dst, log, n) || put_user('\0', dst + n)))
 		return -EFAULT;
 	return -EINVAL;
 }
@@ -677,8 +712,6 @@ int pto_ioctl_kernel_create(struct drm_device *drm, void *data,
 	args->error_code = 0;
 	if (args->flags || args->handle || !args->log != !args->log_size)
 		return -EINVAL;
-	if (!args->num_insns)
-		return -EINVAL;
 	if (args->num_insns > PTO_MAX_INSNS)
 		return -E2BIG;
 	if (args->num_tiles > PTO_NUM_TREGS)
@@ -689,8 +722,9 @@ int pto_ioctl_kernel_create(struct drm_device *drm, void *data,
 		return -ENOMEM;
 	kref_init(&k->ref);
 	k->num_insns = args->num_insns;
-	k->insns = kvmalloc_array(args->num_insns, sizeof(*k->insns), GFP_KERNEL);
-	k->match = kvcalloc(args->num_insns, sizeof(*k->match), GFP_KERNEL);
+	/* One spare entry so an empty program reaches the verifier's message. */
+	k->insns = kvmalloc_array(args->num_insns + 1, sizeof(*k->insns), GFP_KERNEL);
+	k->match = kvcalloc(args->num_insns + 1, sizeof(*k->match), GFP_KERNEL);
 	if (args->num_tiles)
 		tiles = kcalloc(args->num_tiles, sizeof(*tiles), GFP_KERNEL);
 	if (!k->insns || !k->match || (args->num_tiles && !tiles)) {

@@ -98,7 +98,8 @@ static void pto_fill_cqe(struct drm_pto_npu_cqe *cqe, const struct pto_task *t,
 		cqe->detail = last ? t->detail : rec->detail;
 		cqe->core = rec->core;
 		cqe->core_type = rec->core_type;
-		cqe->flags |= DRM_PTO_NPU_CQE_F_RAN;
+		if (rec->ran)
+			cqe->flags |= DRM_PTO_NPU_CQE_F_RAN;
 		memcpy(&cqe->ts_dispatch, rec->ts, sizeof(rec->ts));
 	} else {
 		cqe->status = t->status;
@@ -541,18 +542,25 @@ static u32 pto_take_entry(struct pto_device *pdev, struct drm_file *file,
 	struct drm_pto_npu_sqe *e = ctx->scratch;
 	s64 deps[PTO_MAX_DEPS];
 	struct pto_task *t;
-	u32 n;
+	u32 n, bad_slots = 1;
 	bool sized;
 
 	pto_sq_copy(q, head, 1, (u8 *)e);
 	n = READ_ONCE(e->num_slots);
-	/* A slot count we cannot trust: take the header alone and refuse it. */
-	sized = n >= 1 && n <= avail && n <= PTO_SQE_MAX_SLOTS && pto_counts_ok(e) &&
-		e->block_num <= PTO_MAX_BLOCK_NUM;
-	if (!sized)
-		n = 1;
-	else
+	/*
+	 * A slot count that cannot be right (zero, past what was published,
+	 * past the largest entry) leaves no way to find the next entry: take
+	 * the header slot alone and refuse it. Otherwise take the whole
+	 * entry, whatever else is wrong with it.
+	 */
+	sized = n >= 1 && n <= avail && n <= PTO_SQE_MAX_SLOTS;
+	if (sized) {
 		pto_sq_copy(q, head + 1, n - 1, (u8 *)e + PTO_SQE_SLOT);
+	} else {
+		bad_slots = n;
+		n = 1;
+	}
+	sized = sized && pto_counts_ok(e) && e->block_num <= PTO_MAX_BLOCK_NUM;
 
 	t = pto_task_alloc(ctx, q, e, sized);
 	if (!t)
@@ -563,8 +571,12 @@ static u32 pto_take_entry(struct pto_device *pdev, struct drm_file *file,
 		kvfree(t);
 		return 0;
 	}
-	if (!sized)
-		pto_refuse(t, DRM_PTO_NPU_REASON_SLOTS, n);
+	if (n == 1 && bad_slots != 1)
+		pto_refuse(t, DRM_PTO_NPU_REASON_SLOTS, bad_slots);
+	else if (!pto_counts_ok(e))
+		pto_refuse(t, DRM_PTO_NPU_REASON_COUNTS, 0);
+	else if (!e->block_num || e->block_num > PTO_MAX_BLOCK_NUM)
+		pto_refuse(t, DRM_PTO_NPU_REASON_BLOCK_NUM, e->block_num);
 	else
 		pto_task_parse(pdev, file, t, e, n, deps);
 
@@ -633,7 +645,7 @@ int pto_ioctl_queue_submit(struct drm_device *drm, void *data,
 	}
 	if (batch)
 		dma_fence_init(&batch->base, &pto_fence_ops, &batch->lock,
-			       q->fence_context, ++q->fence_seqno);
+			       dma_fence_context_alloc(1), 1);
 	args->first_task_id = ctx->next_id;
 	pto_queue_flush(q);
 
@@ -758,7 +770,8 @@ int pto_ioctl_queue_create(struct drm_device *drm, void *data,
 		return -EINVAL;
 	if (!is_power_of_2(sq) || sq < PTO_MIN_SQ_SLOTS || sq > PTO_MAX_SQ_SLOTS)
 		return -EINVAL;
-	cq = min_t(u32, cq, PTO_MAX_CQ_ENTRIES);
+	if (!args->cq_entries)
+		cq = min_t(u32, cq, PTO_MAX_CQ_ENTRIES);
 	if (!is_power_of_2(cq) || cq > PTO_MAX_CQ_ENTRIES)
 		return -EINVAL;
 
@@ -784,7 +797,6 @@ int pto_ioctl_queue_create(struct drm_device *drm, void *data,
 	INIT_LIST_HEAD(&q->held);
 	atomic_set(&q->live, 0);
 	atomic_set(&q->waiters, 0);
-	q->fence_context = dma_fence_context_alloc(1);
 
 	obj = &q->ring->base.base;
 	ret = drm_gem_create_mmap_offset(obj);

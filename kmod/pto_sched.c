@@ -212,6 +212,25 @@ static void pto_make_ready(struct pto_sched *s, struct pto_task *task,
 }
 
 /*
+ * Remember a failed id for dependants that arrive later. The slot was
+ * reserved at intake, so storing cannot allocate or fail. Past
+ * PTO_MAX_FAILED_REMEMBERED the oldest failure is forgotten (a dependency
+ * on it then counts as satisfied; Documentation/uapi.rst).
+ */
+static void pto_remember_failed(struct pto_file *ctx, struct pto_task *task)
+{
+	unsigned long oldest = 0;
+
+	xa_store(&ctx->failed, task->id, xa_mk_value(task->status), GFP_ATOMIC);
+	if (++ctx->nfailed <= PTO_MAX_FAILED_REMEMBERED)
+		return;
+	if (xa_find(&ctx->failed, &oldest, ULONG_MAX, XA_PRESENT)) {
+		xa_erase(&ctx->failed, oldest);
+		ctx->nfailed--;
+	}
+}
+
+/*
  * Complete @first and, iteratively, every consumer that can never run
  * because a producer failed (no recursion: chains can be 10^4 long).
  */
@@ -233,9 +252,7 @@ static void pto_complete(struct pto_sched *s, struct pto_task *first,
 		task->state = PTO_TASK_DONE;
 		xa_erase(&ctx->tasks, task->id);
 		if (failed)
-			/* The slot was reserved at intake: this cannot fail. */
-			xa_store(&ctx->failed, task->id,
-				 xa_mk_value(task->status), GFP_ATOMIC);
+			pto_remember_failed(ctx, task);
 		else
 			xa_release(&ctx->failed, task->id);
 
@@ -287,6 +304,26 @@ static void pto_block_done(struct pto_sched *s, struct pto_core *core,
 	pto_sched_dispatch(s, core);
 }
 
+/*
+ * Another context's tiles must never be readable: clear the tile region of
+ * the local memory when the core changes hands. The ring region of an AIV
+ * (past its kernel's tiles) needs no clearing: a POP only reads slots this
+ * block's PUSH filled.
+ */
+static void pto_core_scrub(struct pto_core *core, struct pto_task *task)
+{
+	struct pto_sched *s = core->pdev->sched;
+	u32 ti = core->type == PTO_CORE_AIC;
+	u32 len = s->local_size[ti];
+
+	if (core->owner == task->ctx->uid)
+		return;
+	if (task->rings && !ti)
+		len = min(len, task->kern[0]->ub_used);
+	memset(core->local, 0, len);
+	core->owner = task->ctx->uid;
+}
+
 static void pto_core_work(struct work_struct *w)
 {
 	struct pto_core *core = container_of(w, struct pto_core, work);
@@ -305,11 +342,14 @@ static void pto_core_work(struct work_struct *w)
 		rec->ts[PTO_TS_RECEIVE] = ktime_get_ns();
 		rec->core = core->index;
 		rec->core_type = core->type;
+		pto_core_scrub(core, task);
 		rec->ts[PTO_TS_START] = ktime_get_ns();
-		if (atomic_read(&task->cancel))
+		if (atomic_read(&task->cancel)) {
 			res.status = DRM_PTO_NPU_STATUS_CANCELLED;
-		else
+		} else {
+			rec->ran = true;
 			pto_exec_block(core, task, unit, &res);
+		}
 		rec->ts[PTO_TS_END] = ktime_get_ns();
 		if (task->rings)
 			pto_ring_side_done(task, unit / task->nparts,

@@ -143,7 +143,8 @@ enum pto_ts {
  * @detail: fault detail
  * @status: enum drm_pto_npu_status
  * @core: core index among its type
- * @core_type: enum pto_core_type, 0 if it never ran
+ * @core_type: enum pto_core_type, 0 if it was never placed
+ * @ran: the kernel ran (not cancelled before it started)
  */
 struct pto_block_rec {
 	u64 ts[PTO_TS_COUNT];
@@ -151,6 +152,7 @@ struct pto_block_rec {
 	s32 status;
 	u16 core;
 	u8 core_type;
+	bool ran;
 };
 
 /**
@@ -314,6 +316,7 @@ struct pto_task {
  * @pend_unit: unit in the pending slot
  * @in_worker: the core's work item is executing (sched_lock)
  * @partner: the AIV this core's mixed block keeps reserved (split NONE)
+ * @owner: uid of the context whose data the local memory may hold
  */
 struct pto_core {
 	struct pto_device *pdev;
@@ -328,6 +331,7 @@ struct pto_core {
 	u32 pend_unit;
 	bool in_worker;
 	struct pto_core *partner;
+	u64 owner;
 };
 
 /**
@@ -370,8 +374,6 @@ struct pto_sched {
  * @held: completed tasks waiting for CQ space
  * @live: tasks of this queue not yet freed
  * @waiters: threads in QUEUE_WAIT on this queue
- * @fence_context: dma_fence context of doorbell fences
- * @fence_seqno: last doorbell fence seqno
  */
 struct pto_queue {
 	struct pto_file *ctx;
@@ -388,8 +390,6 @@ struct pto_queue {
 	struct list_head held;
 	atomic_t live;
 	atomic_t waiters;
-	u64 fence_context;
-	u64 fence_seqno;
 };
 
 /* pto_kernel.c */

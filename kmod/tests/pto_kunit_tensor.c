@@ -426,10 +426,26 @@ static void pto_targ_overflow_shape(struct kunit *test)
 		.dtype = PTO_ISA_I64, .ndim = 2,
 		.shape = { 1U << 31, 1U << 31 },
 	};
+	/*
+	 * 2^22 x 2^21 x 2^21 = 2^64 elements: every stride and the last
+	 * element index (U64_MAX) fit, the element count wraps to 0.
+	 */
+	struct drm_pto_npu_tensor_arg c3 = {
+		.dtype = PTO_ISA_I8, .ndim = 3,
+		.shape = { 1U << 22, 1U << 21, 1U << 21 },
+	};
+	struct drm_pto_npu_tensor_arg c4 = {
+		.dtype = PTO_ISA_U8, .ndim = 4,
+		.shape = { 1U << 16, 1U << 16, 1U << 16, 1U << 16 },
+	};
 	struct pto_targ t;
 
 	KUNIT_EXPECT_EQ(test, pto_tres(&a3, U64_MAX, &t), RANGE);
 	KUNIT_EXPECT_EQ(test, pto_tres(&a4, U64_MAX, &t), RANGE);
+	KUNIT_EXPECT_EQ(test, pto_tres(&c3, U64_MAX, &t), RANGE);
+	KUNIT_EXPECT_EQ(test, pto_tres(&c3, SZ_256M, &t), RANGE);
+	KUNIT_EXPECT_EQ(test, pto_tres(&c4, U64_MAX, &t), RANGE);
+	KUNIT_EXPECT_EQ(test, pto_tres(&c4, 0, &t), RANGE);
 	KUNIT_EXPECT_EQ(test, pto_tres(&r4, U64_MAX, &t), RANGE);
 	KUNIT_EXPECT_EQ(test, pto_tres(&w, U64_MAX, &t), RANGE);
 	KUNIT_EXPECT_EQ(test, pto_tres(&w, SZ_256M, &t), RANGE);
