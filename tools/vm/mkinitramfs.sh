@@ -19,6 +19,7 @@ mkdir -p "$stage/bin" "$stage/sbin" "$stage/dev" "$stage/proc" "$stage/sys" \
 
 cp /bin/busybox "$stage/bin/busybox"
 cp "$here/init.sh" "$stage/init"
+cp "$here/demo.sh" "$stage/pto/demo.sh"
 chmod +x "$stage/init"
 
 for ko in "$top"/kmod/*.ko; do
