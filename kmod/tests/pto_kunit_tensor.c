@@ -219,6 +219,40 @@ static void pto_targ_col_stride(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, pto_tres(&a3, 46, &t), RANGE);
 }
 
+/* Zero strides inside ndim are allowed: broadcast views. */
+static void pto_targ_zero_stride(struct kunit *test)
+{
+	/* One row of 8 f32 seen 4 times: 32 bytes. */
+	struct drm_pto_npu_tensor_arg rows = {
+		.dtype = PTO_ISA_F32, .ndim = 2, .shape = { 4, 8 },
+		.strides = { 0, 1 },
+	};
+	/* One element per row, rows 8 apart: last 3 * 8 = 24. */
+	struct drm_pto_npu_tensor_arg cols = {
+		.dtype = PTO_ISA_F32, .ndim = 2, .shape = { 4, 8 },
+		.strides = { 8, 0 },
+	};
+	/* Leading dims still have to collapse onto the row stride. */
+	struct drm_pto_npu_tensor_arg a3 = {
+		.dtype = PTO_ISA_F32, .ndim = 3, .shape = { 2, 3, 8 },
+		.strides = { 0, 0, 1 },
+	};
+	struct pto_targ t;
+
+	KUNIT_EXPECT_EQ(test, pto_tres(&rows, 32, &t), 0);
+	pto_texpect(test, &t, 4, 8, 0, 1);
+	KUNIT_EXPECT_EQ(test, pto_tres(&rows, 31, &t), RANGE);
+
+	KUNIT_EXPECT_EQ(test, pto_tres(&cols, 100, &t), 0);
+	pto_texpect(test, &t, 4, 8, 8, 0);
+	KUNIT_EXPECT_EQ(test, pto_tres(&cols, 99, &t), RANGE);
+
+	KUNIT_EXPECT_EQ(test, pto_tres(&a3, 32, &t), 0);
+	pto_texpect(test, &t, 6, 8, 0, 1);
+	a3.strides[1] = 8;
+	KUNIT_EXPECT_EQ(test, pto_tres(&a3, SZ_1M, &t), LAYOUT);
+}
+
 /* ------------------------------------------------------------------- layout */
 
 static void pto_targ_bad_ndim(struct kunit *test)
@@ -613,6 +647,7 @@ static struct kunit_case pto_tensor_cases[] = {
 	KUNIT_CASE(pto_targ_padded_rows),
 	KUNIT_CASE(pto_targ_not_collapsible),
 	KUNIT_CASE(pto_targ_col_stride),
+	KUNIT_CASE(pto_targ_zero_stride),
 	KUNIT_CASE(pto_targ_bad_ndim),
 	KUNIT_CASE(pto_targ_zero_dim),
 	KUNIT_CASE(pto_targ_dim_past_ndim),

@@ -112,13 +112,13 @@ static void pto_vexpect_ok(struct kunit *test, const struct pto_vres *r)
 	KUNIT_EXPECT_STREQ(test, r->log, "");
 }
 
-/* Refused with @code at @idx, and the log is "insn <idx>: ...@msg...". */
-static void pto_vexpect(struct kunit *test, const struct pto_vres *r,
-			int code, u32 idx, const char *msg)
+/* Refused with @code at @idx, and the log is "<what> <idx>: ...@msg...". */
+static void pto_vexpect_at(struct kunit *test, const struct pto_vres *r,
+			   int code, const char *what, u32 idx, const char *msg)
 {
 	char prefix[24];
 
-	snprintf(prefix, sizeof(prefix), "insn %u: ", idx);
+	snprintf(prefix, sizeof(prefix), "%s %u: ", what, idx);
 	KUNIT_EXPECT_EQ_MSG(test, r->ret, code, "want \"%s\", log: %s", msg,
 			    r->log);
 	KUNIT_EXPECT_EQ_MSG(test, r->err, idx, "want \"%s\", log: %s", msg,
@@ -127,6 +127,20 @@ static void pto_vexpect(struct kunit *test, const struct pto_vres *r,
 			    "want prefix \"%s\", log: %s", prefix, r->log);
 	KUNIT_EXPECT_NOT_NULL_MSG(test, strstr(r->log, msg),
 				  "want \"%s\", log: %s", msg, r->log);
+}
+
+/* Refused at instruction @idx. */
+static void pto_vexpect(struct kunit *test, const struct pto_vres *r,
+			int code, u32 idx, const char *msg)
+{
+	pto_vexpect_at(test, r, code, "insn", idx, msg);
+}
+
+/* Refused at tile declaration @idx. */
+static void pto_vexpect_tile(struct kunit *test, const struct pto_vres *r,
+			     int code, u32 idx, const char *msg)
+{
+	pto_vexpect_at(test, r, code, "tile", idx, msg);
 }
 
 /* A table entry: one instruction (followed by END) and its refusal. */
@@ -280,7 +294,7 @@ static void pto_verify_tile_dtype_unsigned(struct kunit *test)
 		r = pto_vrun(test, PTO_CORE_AIV, prog, 1, d, 2);
 		snprintf(msg, sizeof(msg), "tile t1: dtype %u is not a tile type",
 			 bad[i]);
-		pto_vexpect(test, r, DRM_PTO_NPU_VERIFY_BAD_TILE_DECL, 1, msg);
+		pto_vexpect_tile(test, r, DRM_PTO_NPU_VERIFY_BAD_TILE_DECL, 1, msg);
 	}
 	for (i = 0; i < ARRAY_SIZE(good); i++) {
 		d[1].dtype = good[i];
@@ -300,13 +314,13 @@ static void pto_verify_tile_zero_dim(struct kunit *test)
 	struct pto_vres *r;
 
 	r = pto_vrun(test, PTO_CORE_AIV, prog, 1, &d, 1);
-	pto_vexpect(test, r, DRM_PTO_NPU_VERIFY_BAD_TILE_DECL, 0,
-		    "tile t0: shape 0x16 outside 1..4096");
+	pto_vexpect_tile(test, r, DRM_PTO_NPU_VERIFY_BAD_TILE_DECL, 0,
+			 "tile t0: shape 0x16 outside 1..4096");
 	d.rows = 4;
 	d.cols = 0;
 	r = pto_vrun(test, PTO_CORE_AIV, prog, 1, &d, 1);
-	pto_vexpect(test, r, DRM_PTO_NPU_VERIFY_BAD_TILE_DECL, 0,
-		    "tile t0: shape 4x0 outside 1..4096");
+	pto_vexpect_tile(test, r, DRM_PTO_NPU_VERIFY_BAD_TILE_DECL, 0,
+			 "tile t0: shape 4x0 outside 1..4096");
 }
 
 static void pto_verify_tile_dim_too_big(struct kunit *test)
@@ -319,19 +333,19 @@ static void pto_verify_tile_dim_too_big(struct kunit *test)
 	struct pto_vres *r;
 
 	r = pto_vrun(test, PTO_CORE_AIV, prog, 1, &d, 1);
-	pto_vexpect(test, r, DRM_PTO_NPU_VERIFY_BAD_TILE_DECL, 0,
-		    "shape 4097x1 outside 1..4096");
+	pto_vexpect_tile(test, r, DRM_PTO_NPU_VERIFY_BAD_TILE_DECL, 0,
+			 "shape 4097x1 outside 1..4096");
 	d.rows = 1;
 	d.cols = PTO_MAX_TILE_DIM + 1;
 	r = pto_vrun(test, PTO_CORE_AIV, prog, 1, &d, 1);
-	pto_vexpect(test, r, DRM_PTO_NPU_VERIFY_BAD_TILE_DECL, 0,
-		    "shape 1x4097 outside 1..4096");
+	pto_vexpect_tile(test, r, DRM_PTO_NPU_VERIFY_BAD_TILE_DECL, 0,
+			 "shape 1x4097 outside 1..4096");
 	/* rows * cols would wrap a u32. */
 	d.rows = U32_MAX;
 	d.cols = U32_MAX;
 	r = pto_vrun(test, PTO_CORE_AIV, prog, 1, &d, 1);
-	pto_vexpect(test, r, DRM_PTO_NPU_VERIFY_BAD_TILE_DECL, 0,
-		    "shape 4294967295x4294967295 outside");
+	pto_vexpect_tile(test, r, DRM_PTO_NPU_VERIFY_BAD_TILE_DECL, 0,
+			 "shape 4294967295x4294967295 outside");
 
 	/* The limit itself is a tile shape. */
 	d.rows = PTO_MAX_TILE_DIM;
@@ -360,8 +374,8 @@ static void pto_verify_too_many_tiles(struct kunit *test)
 		d[i].cols = 1;
 	}
 	r = pto_vrun(test, PTO_CORE_AIV, prog, 1, d, PTO_NUM_TREGS + 1);
-	pto_vexpect(test, r, DRM_PTO_NPU_VERIFY_BAD_TILE_DECL, PTO_NUM_TREGS + 1,
-		    "17 tiles declared, at most 16");
+	pto_vexpect_tile(test, r, DRM_PTO_NPU_VERIFY_BAD_TILE_DECL, PTO_NUM_TREGS + 1,
+			 "17 tiles declared, at most 16");
 
 	r = pto_vrun(test, PTO_CORE_AIV, prog, 1, d, PTO_NUM_TREGS);
 	pto_vexpect_ok(test, r);
@@ -379,13 +393,13 @@ static void pto_verify_tile_reserved(struct kunit *test)
 
 	d[1].pad = 1;
 	r = pto_vrun(test, PTO_CORE_AIV, prog, 1, d, 2);
-	pto_vexpect(test, r, DRM_PTO_NPU_VERIFY_RESERVED_FIELD, 1,
-		    "tile t1: reserved field not zero");
+	pto_vexpect_tile(test, r, DRM_PTO_NPU_VERIFY_RESERVED_FIELD, 1,
+			 "tile t1: reserved field not zero");
 	d[1].pad = 0;
 	d[1].reserved = 0x80000000;
 	r = pto_vrun(test, PTO_CORE_AIV, prog, 1, d, 2);
-	pto_vexpect(test, r, DRM_PTO_NPU_VERIFY_RESERVED_FIELD, 1,
-		    "tile t1: reserved field not zero");
+	pto_vexpect_tile(test, r, DRM_PTO_NPU_VERIFY_RESERVED_FIELD, 1,
+			 "tile t1: reserved field not zero");
 }
 
 static void pto_verify_tile_buf_decl(struct kunit *test)
@@ -408,7 +422,7 @@ static void pto_verify_tile_buf_decl(struct kunit *test)
 		snprintf(msg, sizeof(msg),
 			 "tile t0: buffer %u is not a local buffer of this core type",
 			 not_aiv[i]);
-		pto_vexpect(test, r, DRM_PTO_NPU_VERIFY_TILE_BUF, 0, msg);
+		pto_vexpect_tile(test, r, DRM_PTO_NPU_VERIFY_TILE_BUF, 0, msg);
 	}
 	for (i = 0; i < ARRAY_SIZE(not_aic); i++) {
 		d.buf = not_aic[i];
@@ -416,7 +430,7 @@ static void pto_verify_tile_buf_decl(struct kunit *test)
 		snprintf(msg, sizeof(msg),
 			 "tile t0: buffer %u is not a local buffer of this core type",
 			 not_aic[i]);
-		pto_vexpect(test, r, DRM_PTO_NPU_VERIFY_TILE_BUF, 0, msg);
+		pto_vexpect_tile(test, r, DRM_PTO_NPU_VERIFY_TILE_BUF, 0, msg);
 	}
 	for (i = PTO_BUF_L1; i <= PTO_BUF_L0C; i++) {
 		d.buf = i;
@@ -451,6 +465,7 @@ static void pto_verify_budget_exact_fit(struct kunit *test)
 	r = pto_vrun(test, PTO_CORE_AIV, prog, 1, ub, ARRAY_SIZE(ub));
 	pto_vexpect_ok(test, r);
 	KUNIT_EXPECT_EQ(test, r->k->tiles[0].offset, 0U);
+	KUNIT_EXPECT_EQ(test, r->k->ub_used, 192U * SZ_1K);
 
 	r = pto_vrun(test, PTO_CORE_AIV, prog, 1, ub2, ARRAY_SIZE(ub2));
 	pto_vexpect_ok(test, r);
@@ -459,6 +474,7 @@ static void pto_verify_budget_exact_fit(struct kunit *test)
 
 	r = pto_vrun(test, PTO_CORE_AIC, prog, 1, aic, ARRAY_SIZE(aic));
 	pto_vexpect_ok(test, r);
+	KUNIT_EXPECT_EQ(test, r->k->ub_used, 0U);
 	for (i = 0; i < ARRAY_SIZE(aic); i++) {
 		KUNIT_EXPECT_EQ(test, r->k->tiles[i].offset, 0U);
 		KUNIT_EXPECT_EQ(test, r->k->tiles[i].buf, aic[i].buf);
@@ -483,14 +499,14 @@ static void pto_verify_budget_one_more(struct kunit *test)
 	struct pto_vres *r;
 
 	r = pto_vrun(test, PTO_CORE_AIV, prog, 1, ub, ARRAY_SIZE(ub));
-	pto_vexpect(test, r, DRM_PTO_NPU_VERIFY_BUDGET, 1,
-		    "tile t1 (64 bytes) does not fit in UB: budget 196608, 196608 used");
+	pto_vexpect_tile(test, r, DRM_PTO_NPU_VERIFY_BUDGET, 1,
+			 "tile t1 (64 bytes) does not fit in UB: budget 196608, 196608 used");
 	r = pto_vrun(test, PTO_CORE_AIC, prog, 1, l0c, ARRAY_SIZE(l0c));
-	pto_vexpect(test, r, DRM_PTO_NPU_VERIFY_BUDGET, 1,
-		    "tile t1 (1 bytes) does not fit in L0C: budget 131072, 131072 used");
+	pto_vexpect_tile(test, r, DRM_PTO_NPU_VERIFY_BUDGET, 1,
+			 "tile t1 (1 bytes) does not fit in L0C: budget 131072, 131072 used");
 	r = pto_vrun(test, PTO_CORE_AIV, prog, 1, big, ARRAY_SIZE(big));
-	pto_vexpect(test, r, DRM_PTO_NPU_VERIFY_BUDGET, 0,
-		    "tile t0 (134217728 bytes) does not fit in UB: budget 196608, 0 used");
+	pto_vexpect_tile(test, r, DRM_PTO_NPU_VERIFY_BUDGET, 0,
+			 "tile t0 (134217728 bytes) does not fit in UB: budget 196608, 0 used");
 }
 
 static void pto_verify_budget_alignment(struct kunit *test)
@@ -514,8 +530,8 @@ static void pto_verify_budget_alignment(struct kunit *test)
 
 	d[1].cols = 2047;
 	r = pto_vrun(test, PTO_CORE_AIC, prog, 1, d, 2);
-	pto_vexpect(test, r, DRM_PTO_NPU_VERIFY_BUDGET, 1,
-		    "tile t1 (65504 bytes) does not fit in L0A: budget 65536, 64 used");
+	pto_vexpect_tile(test, r, DRM_PTO_NPU_VERIFY_BUDGET, 1,
+			 "tile t1 (65504 bytes) does not fit in L0A: budget 65536, 64 used");
 }
 
 static void pto_verify_tile_offsets_aligned(struct kunit *test)
@@ -537,6 +553,8 @@ static void pto_verify_tile_offsets_aligned(struct kunit *test)
 	r = pto_vrun(test, PTO_CORE_AIV, prog, 1, d, ARRAY_SIZE(d));
 	pto_vexpect_ok(test, r);
 	KUNIT_EXPECT_EQ(test, r->k->num_tiles, (u32)ARRAY_SIZE(d));
+	/* UB taken: up to the end of the last tile, no trailing padding. */
+	KUNIT_EXPECT_EQ(test, r->k->ub_used, 449U);
 	for (i = 0; i < ARRAY_SIZE(d); i++) {
 		KUNIT_EXPECT_EQ(test, r->k->tiles[i].offset % PTO_TILE_ALIGN, 0U);
 		KUNIT_EXPECT_EQ(test, r->k->tiles[i].offset, want[i]);
@@ -579,10 +597,7 @@ static void pto_verify_bad_opcode_last(struct kunit *test)
 		    "unknown opcode 0x2a");
 }
 
-/*
- * SYNCALL only: PUSH and POP (0x31, 0x32) are being implemented for mixed
- * tasks and are no longer reserved.
- */
+/* SYNCALL only: PUSH and POP (0x31, 0x32) are implemented (mixed tasks). */
 static void pto_verify_reserved_opcode(struct kunit *test)
 {
 	static const struct pto_insn in = { .op = PTO_OP_SYNCALL };
@@ -812,6 +827,83 @@ static void pto_verify_unused_reg_field(struct kunit *test)
 
 	pto_vcases(test, PTO_CORE_AIV, pto_aiv_tiles, ARRAY_SIZE(pto_aiv_tiles),
 		   c, ARRAY_SIZE(c));
+}
+
+static void pto_verify_unused_imm(struct kunit *test)
+{
+	static const char msg[] = "immediate not used by this instruction must be zero";
+	static const struct pto_vcase aiv[] = {
+		{ { .op = PTO_OP_END, .imm = 1 }, DRM_PTO_NPU_VERIFY_RESERVED_FIELD, msg },
+		{ { .op = PTO_OP_MOV, .dst = 1, .a = 2, .imm = -1 },
+		  DRM_PTO_NPU_VERIFY_RESERVED_FIELD, msg },
+		{ { .op = PTO_OP_SREG, .dst = 1, .imm = 5 },
+		  DRM_PTO_NPU_VERIFY_RESERVED_FIELD, msg },
+		{ { .op = PTO_OP_ENDLOOP, .imm = 1 }, DRM_PTO_NPU_VERIFY_RESERVED_FIELD, msg },
+		{ { .op = PTO_OP_FENCE, .imm = S64_MIN },
+		  DRM_PTO_NPU_VERIFY_RESERVED_FIELD, msg },
+		{ { .op = PTO_OP_CACHEINVALID, .imm = 1LL << 32 },
+		  DRM_PTO_NPU_VERIFY_RESERVED_FIELD, msg },
+		/* Without PTO_INSN_F_IMM the immediate is unused. */
+		{ { .op = PTO_OP_ALU, .dst = 1, .a = 1, .b = 2, .imm = 3 },
+		  DRM_PTO_NPU_VERIFY_RESERVED_FIELD, msg },
+		{ { .op = PTO_OP_CMP, .dst = 1, .a = 1, .b = 2, .imm = 1 },
+		  DRM_PTO_NPU_VERIFY_RESERVED_FIELD, msg },
+		{ { .op = PTO_OP_TFILL, .dst = 0, .b = 1, .imm = 1 },
+		  DRM_PTO_NPU_VERIFY_RESERVED_FIELD, msg },
+		{ { .op = PTO_OP_TBINS, .dst = 0, .a = 1, .b = 1, .imm = 1 },
+		  DRM_PTO_NPU_VERIFY_RESERVED_FIELD, msg },
+		/* Tile ops without an immediate. */
+		{ { .op = PTO_OP_TBIN, .dst = 2, .a = 0, .b = 1, .imm = 1 },
+		  DRM_PTO_NPU_VERIFY_RESERVED_FIELD, msg },
+		{ { .op = PTO_OP_TMOV, .dst = 1, .a = 0, .imm = 1 },
+		  DRM_PTO_NPU_VERIFY_RESERVED_FIELD, msg },
+		{ { .op = PTO_OP_TUNARY, .dst = 1, .a = 0, .imm = 1 },
+		  DRM_PTO_NPU_VERIFY_RESERVED_FIELD, msg },
+		{ { .op = PTO_OP_TROWRED, .dst = 3, .a = 0, .imm = 1 },
+		  DRM_PTO_NPU_VERIFY_RESERVED_FIELD, msg },
+		{ { .op = PTO_OP_TCAST, .dst = 4, .a = 0, .imm = 1 },
+		  DRM_PTO_NPU_VERIFY_RESERVED_FIELD, msg },
+		{ { .op = PTO_OP_PUSH, .a = 0, .imm = 1 },
+		  DRM_PTO_NPU_VERIFY_RESERVED_FIELD, msg },
+		{ { .op = PTO_OP_POP, .dst = 0, .imm = 1 },
+		  DRM_PTO_NPU_VERIFY_RESERVED_FIELD, msg },
+		/* Immediates that are used may hold anything. */
+		{ { .op = PTO_OP_LDI, .dst = 1, .imm = S64_MIN }, 0, NULL },
+		{ { .op = PTO_OP_ALU, .dst = 1, .a = 1, .flags = PTO_INSN_F_IMM,
+		    .imm = -1 }, 0, NULL },
+		{ { .op = PTO_OP_CMP, .dst = 1, .a = 1, .flags = PTO_INSN_F_IMM,
+		    .imm = S64_MAX }, 0, NULL },
+		{ { .op = PTO_OP_TFILL, .dst = 0, .flags = PTO_INSN_F_IMM,
+		    .imm = 0x3f800000 }, 0, NULL },
+		{ { .op = PTO_OP_TBINS, .dst = 0, .a = 1, .flags = PTO_INSN_F_IMM,
+		    .imm = 0xbf800000 }, 0, NULL },
+	};
+	static const struct pto_vcase aic[] = {
+		{ { .op = PTO_OP_MATMUL, .dst = 2, .a = 0, .b = 1, .imm = 1 },
+		  DRM_PTO_NPU_VERIFY_RESERVED_FIELD, msg },
+	};
+	/* LOOP counting s[b] has no immediate; with F_IMM 0 is a count. */
+	struct pto_insn loop[] = {
+		{ .op = PTO_OP_LOOP, .dst = 1, .b = 2, .imm = 4 },
+		{ .op = PTO_OP_ENDLOOP },
+		{ .op = PTO_OP_END },
+	};
+	struct pto_vres *r;
+
+	pto_vcases(test, PTO_CORE_AIV, pto_aiv_tiles, ARRAY_SIZE(pto_aiv_tiles),
+		   aiv, ARRAY_SIZE(aiv));
+	pto_vcases(test, PTO_CORE_AIC, pto_aic_tiles, ARRAY_SIZE(pto_aic_tiles),
+		   aic, ARRAY_SIZE(aic));
+
+	r = pto_vrun(test, PTO_CORE_AIV, loop, ARRAY_SIZE(loop), NULL, 0);
+	pto_vexpect(test, r, DRM_PTO_NPU_VERIFY_RESERVED_FIELD, 0, msg);
+	loop[0].imm = 0;
+	r = pto_vrun(test, PTO_CORE_AIV, loop, ARRAY_SIZE(loop), NULL, 0);
+	pto_vexpect_ok(test, r);
+	loop[0].b = 0;
+	loop[0].flags = PTO_INSN_F_IMM;
+	r = pto_vrun(test, PTO_CORE_AIV, loop, ARRAY_SIZE(loop), NULL, 0);
+	pto_vexpect_ok(test, r);
 }
 
 /* -------------------------------------------------------- core type of ops */
@@ -1048,6 +1140,101 @@ static void pto_verify_matmul_dtype(struct kunit *test)
 		   c, ARRAY_SIZE(c));
 }
 
+/* ------------------------------------------------------ cross-core ring */
+
+static void pto_verify_push_pop(struct kunit *test)
+{
+	/* Every PUSH one shape, every POP one shape; the two may differ. */
+	static const struct pto_insn ok[] = {
+		{ .op = PTO_OP_POP, .dst = 5 },
+		{ .op = PTO_OP_PUSH, .a = 0 },
+		{ .op = PTO_OP_PUSH, .a = 1 },
+		{ .op = PTO_OP_POP, .dst = 5 },
+		{ .op = PTO_OP_END },
+	};
+	static const struct pto_vcase regs[] = {
+		{ { .op = PTO_OP_PUSH, .dst = 1 },
+		  DRM_PTO_NPU_VERIFY_RESERVED_FIELD, "unused register field 0 not zero" },
+		{ { .op = PTO_OP_POP, .a = 1 },
+		  DRM_PTO_NPU_VERIFY_RESERVED_FIELD, "unused register field 1 not zero" },
+		{ { .op = PTO_OP_PUSH, .a = 8 },
+		  DRM_PTO_NPU_VERIFY_BAD_REG, "tile register t8 not declared (8 tiles)" },
+		{ { .op = PTO_OP_POP, .dst = 8 },
+		  DRM_PTO_NPU_VERIFY_BAD_REG, "tile register t8 not declared (8 tiles)" },
+		{ { .op = PTO_OP_PUSH, .a = 0, .flags = PTO_INSN_F_IMM },
+		  DRM_PTO_NPU_VERIFY_BAD_FLAGS, "flags 0x1 not allowed" },
+		{ { .op = PTO_OP_POP, .dst = 0, .mode = 1 },
+		  DRM_PTO_NPU_VERIFY_BAD_MODE, "mode 1 not valid" },
+	};
+	/* t0 8x16 f32, then t5 16x8 f32 or t4 8x16 i32 */
+	struct pto_insn push2[] = {
+		{ .op = PTO_OP_PUSH, .a = 0 },
+		{ .op = PTO_OP_PUSH, .a = 5 },
+		{ .op = PTO_OP_END },
+	};
+	struct pto_insn pop2[] = {
+		{ .op = PTO_OP_POP, .dst = 0 },
+		{ .op = PTO_OP_POP, .dst = 4 },
+		{ .op = PTO_OP_END },
+	};
+	/* AIC: push the L0C result, pop into L1 */
+	struct pto_insn aic[] = {
+		{ .op = PTO_OP_PUSH, .a = 2 },
+		{ .op = PTO_OP_POP, .dst = 11 },
+		{ .op = PTO_OP_PUSH, .a = 9 },
+		{ .op = PTO_OP_END },
+	};
+	struct pto_vres *r;
+
+	r = pto_vrun(test, PTO_CORE_AIV, ok, ARRAY_SIZE(ok), pto_aiv_tiles,
+		     ARRAY_SIZE(pto_aiv_tiles));
+	pto_vexpect_ok(test, r);
+	KUNIT_EXPECT_TRUE(test, r->k->push.used);
+	KUNIT_EXPECT_EQ(test, r->k->push.rows, 8U);
+	KUNIT_EXPECT_EQ(test, r->k->push.cols, 16U);
+	KUNIT_EXPECT_EQ(test, r->k->push.dtype, PTO_ISA_F32);
+	KUNIT_EXPECT_EQ(test, r->k->push.esize, 4);
+	KUNIT_EXPECT_TRUE(test, r->k->pop.used);
+	KUNIT_EXPECT_EQ(test, r->k->pop.rows, 16U);
+	KUNIT_EXPECT_EQ(test, r->k->pop.cols, 8U);
+	KUNIT_EXPECT_EQ(test, r->k->num_tensor_args, 0U);
+
+	pto_vcases(test, PTO_CORE_AIV, pto_aiv_tiles, ARRAY_SIZE(pto_aiv_tiles),
+		   regs, ARRAY_SIZE(regs));
+
+	r = pto_vrun(test, PTO_CORE_AIV, push2, ARRAY_SIZE(push2), pto_aiv_tiles,
+		     ARRAY_SIZE(pto_aiv_tiles));
+	pto_vexpect(test, r, DRM_PTO_NPU_VERIFY_TILE_SHAPE, 1,
+		    "every PUSH of a kernel must move one tile shape");
+	push2[1].a = 4;
+	r = pto_vrun(test, PTO_CORE_AIV, push2, ARRAY_SIZE(push2), pto_aiv_tiles,
+		     ARRAY_SIZE(pto_aiv_tiles));
+	pto_vexpect(test, r, DRM_PTO_NPU_VERIFY_TILE_SHAPE, 1,
+		    "every PUSH of a kernel must move one tile shape");
+
+	r = pto_vrun(test, PTO_CORE_AIV, pop2, ARRAY_SIZE(pop2), pto_aiv_tiles,
+		     ARRAY_SIZE(pto_aiv_tiles));
+	pto_vexpect(test, r, DRM_PTO_NPU_VERIFY_TILE_SHAPE, 1,
+		    "every POP of a kernel must move one tile shape");
+	pop2[1].dst = 5;
+	r = pto_vrun(test, PTO_CORE_AIV, pop2, ARRAY_SIZE(pop2), pto_aiv_tiles,
+		     ARRAY_SIZE(pto_aiv_tiles));
+	pto_vexpect(test, r, DRM_PTO_NPU_VERIFY_TILE_SHAPE, 1,
+		    "every POP of a kernel must move one tile shape");
+
+	/* t2 16x16 then t9 8x16: the AIC refuses the second PUSH too. */
+	r = pto_vrun(test, PTO_CORE_AIC, aic, ARRAY_SIZE(aic), pto_aic_tiles,
+		     ARRAY_SIZE(pto_aic_tiles));
+	pto_vexpect(test, r, DRM_PTO_NPU_VERIFY_TILE_SHAPE, 2,
+		    "every PUSH of a kernel must move one tile shape");
+	aic[2].a = 2;
+	r = pto_vrun(test, PTO_CORE_AIC, aic, ARRAY_SIZE(aic), pto_aic_tiles,
+		     ARRAY_SIZE(pto_aic_tiles));
+	pto_vexpect_ok(test, r);
+	KUNIT_EXPECT_EQ(test, r->k->push.rows, 16U);
+	KUNIT_EXPECT_EQ(test, r->k->pop.cols, 16U);
+}
+
 /* ---------------------------------------------------------------- arguments */
 
 static void pto_verify_arg_index(struct kunit *test)
@@ -1232,15 +1419,15 @@ static void pto_verify_loop_count(struct kunit *test)
 
 	prog[0].imm = PTO_MAX_LOOP_COUNT + 1;
 	r = pto_vrun(test, PTO_CORE_AIV, prog, ARRAY_SIZE(prog), NULL, 0);
-	pto_vexpect(test, r, DRM_PTO_NPU_VERIFY_BAD_JUMP, 0,
+	pto_vexpect(test, r, DRM_PTO_NPU_VERIFY_LOOP_COUNT, 0,
 		    "loop count 1048577 outside 0..1048576");
 	prog[0].imm = -1;
 	r = pto_vrun(test, PTO_CORE_AIV, prog, ARRAY_SIZE(prog), NULL, 0);
-	pto_vexpect(test, r, DRM_PTO_NPU_VERIFY_BAD_JUMP, 0,
+	pto_vexpect(test, r, DRM_PTO_NPU_VERIFY_LOOP_COUNT, 0,
 		    "loop count -1 outside 0..1048576");
 	prog[0].imm = S64_MAX;
 	r = pto_vrun(test, PTO_CORE_AIV, prog, ARRAY_SIZE(prog), NULL, 0);
-	pto_vexpect(test, r, DRM_PTO_NPU_VERIFY_BAD_JUMP, 0,
+	pto_vexpect(test, r, DRM_PTO_NPU_VERIFY_LOOP_COUNT, 0,
 		    "loop count 9223372036854775807 outside");
 
 	prog[0].imm = PTO_MAX_LOOP_COUNT;
@@ -1577,6 +1764,7 @@ static struct kunit_case pto_verifier_cases[] = {
 	KUNIT_CASE(pto_verify_bad_scalar_reg),
 	KUNIT_CASE(pto_verify_undeclared_tile),
 	KUNIT_CASE(pto_verify_unused_reg_field),
+	KUNIT_CASE(pto_verify_unused_imm),
 	KUNIT_CASE(pto_verify_matmul_on_aiv),
 	KUNIT_CASE(pto_verify_vector_op_on_aic),
 	KUNIT_CASE(pto_verify_tload_into_l0c),
@@ -1586,6 +1774,7 @@ static struct kunit_case pto_verifier_cases[] = {
 	KUNIT_CASE(pto_verify_matmul_shape),
 	KUNIT_CASE(pto_verify_tile_dtype),
 	KUNIT_CASE(pto_verify_matmul_dtype),
+	KUNIT_CASE(pto_verify_push_pop),
 	KUNIT_CASE(pto_verify_arg_index),
 	KUNIT_CASE(pto_verify_arg_dtype),
 	KUNIT_CASE(pto_verify_endloop_without_loop),
