@@ -353,8 +353,9 @@ static int pto_verify_tile_op(struct pto_vctx *v, u32 pc,
 {
 	const struct pto_tile_layout *t = v->k->tiles;
 	const struct pto_tile_layout *d = &t[in->dst];
-	const struct pto_tile_layout *a = &t[in->a];
-	const struct pto_tile_layout *b = &t[in->b];
+	/* a and b may be scalar registers here: clamp, only tile uses read them. */
+	const struct pto_tile_layout *a = &t[min_t(u8, in->a, PTO_NUM_TREGS - 1)];
+	const struct pto_tile_layout *b = &t[min_t(u8, in->b, PTO_NUM_TREGS - 1)];
 	bool aiv = v->core_type == PTO_CORE_AIV;
 
 	switch (in->op) {

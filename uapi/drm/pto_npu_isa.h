@@ -270,7 +270,7 @@ enum pto_tbin {
 	PTO_TBIN_XOR = 8,
 };
 
-/** enum pto_tunary - elementwise unary tile operations (f32 tiles) */
+/** enum pto_tunary - elementwise unary tile ops (EXP, SQRT: f32 tiles only) */
 enum pto_tunary {
 	PTO_TUNARY_EXP = 0,
 	PTO_TUNARY_SQRT = 1,
