@@ -15,6 +15,8 @@ _Static_assert(PTO_CAP_GM_MMAP == DRM_PTO_NPU_CAP_GM_MMAP,
 	       "public capability bits mirror the uapi");
 _Static_assert(PTO_CAP_SYNCOBJ == DRM_PTO_NPU_CAP_SYNCOBJ,
 	       "public capability bits mirror the uapi");
+_Static_assert(sizeof(struct pto_limits) == 152,
+	       "new limits take reserved space: the structure keeps its size");
 
 static const struct {
 	uint64_t cap;
@@ -87,6 +89,17 @@ static int pto_device_read_caps(struct pto_device *dev)
 		.max_buffer_size = lim.max_bo_size,
 		.max_gm_per_context = lim.max_gm_per_context,
 		.max_buffers_per_context = lim.max_bos_per_context,
+		.max_kernels_per_context = lim.max_kernels_per_context,
+		.max_insns = lim.max_insns,
+		.max_queues_per_context = lim.max_queues_per_context,
+		.max_sq_slots = lim.max_sq_slots,
+		.max_cq_entries = lim.max_cq_entries,
+		.max_inflight_tasks = lim.max_inflight_tasks,
+		.max_tensor_args = lim.max_tensor_args,
+		.max_scalar_args = lim.max_scalar_args,
+		.max_deps = lim.max_deps,
+		.max_block_num = lim.max_block_num,
+		.timeout_ms = lim.timeout_ms,
 	};
 	return 0;
 }

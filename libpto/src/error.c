@@ -4,6 +4,8 @@
  * their own wording; the rest fall back to the C library's description.
  */
 #include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "internal.h"
@@ -40,4 +42,15 @@ PTO_API const char *pto_strerror(int err)
 	s = strerror(err);
 #endif
 	return s ? s : "unknown error";
+}
+
+void pto_msgf(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!buf || !len)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
 }

@@ -13,6 +13,7 @@
 
 #include "pto/pto.h"
 #include "pto_npu_accel.h"
+#include "ring.h"
 #include "tensor_layout.h"
 
 /** PTO_DRIVER_NAME - DRM driver name of pto_npu.ko */
@@ -43,6 +44,78 @@ struct pto_tensor {
 	struct pto_layout layout;
 };
 
+/** PTO_MAX_ARGS - tensor arguments an SQ entry can count (a __u8). */
+#define PTO_MAX_ARGS 255
+
+/* Tensor argument use recorded per kernel, &pto_kernel.arg_use. */
+#define PTO_ARG_READ (1U << 0)
+#define PTO_ARG_WRITTEN (1U << 1)
+
+/**
+ * struct pto_kernel - an uploaded program
+ * @dev: device it lives on
+ * @handle: kernel handle, never 0
+ * @core_type: enum pto_core_type
+ * @num_tensor_args: tensor arguments the verifier counted
+ * @num_scalar_args: scalar arguments the verifier counted
+ * @arg_dtype: per tensor argument: enum pto_dtype the program uses it as,
+ *	       0 for any
+ * @arg_use: per tensor argument: PTO_ARG_* bits
+ */
+struct pto_kernel {
+	struct pto_device *dev;
+	uint32_t handle;
+	uint32_t core_type;
+	uint32_t num_tensor_args;
+	uint32_t num_scalar_args;
+	uint8_t arg_dtype[PTO_MAX_ARGS];
+	uint8_t arg_use[PTO_MAX_ARGS];
+};
+
+struct pto_queue;
+
+/**
+ * struct pto_queue_ops - how a queue reaches the device
+ * @submit: the doorbell (DRM_IOCTL_PTO_NPU_QUEUE_SUBMIT)
+ * @wait: DRM_IOCTL_PTO_NPU_QUEUE_WAIT; sets the unconsumed CQEs and the
+ *	  queue's tasks in flight
+ *
+ * The host unit tests plug in a device emulated over the same rings.
+ */
+struct pto_queue_ops {
+	int (*submit)(struct pto_queue *q, uint32_t syncobj, uint64_t point,
+		      uint32_t *consumed, uint64_t *first_id);
+	int (*wait)(struct pto_queue *q, int64_t deadline_ns,
+		    uint32_t *available, uint32_t *inflight);
+};
+
+/**
+ * struct pto_queue - a dispatch queue
+ * @dev: device
+ * @ops: the doorbell and wait calls
+ * @priv: for @ops that are not the device's
+ * @id: queue id, never 0
+ * @handle: GEM handle of the ring memory
+ * @map: the ring memory
+ * @map_size: its bytes
+ * @sq: submission ring in @map
+ * @cq: completion ring in @map
+ * @run_seq: counts pto_graph_run() calls on this queue; the upper half of
+ *	     their CQEs' user_data, so a run ignores stale completions
+ */
+struct pto_queue {
+	struct pto_device *dev;
+	const struct pto_queue_ops *ops;
+	void *priv;
+	uint32_t id;
+	uint32_t handle;
+	void *map;
+	size_t map_size;
+	struct pto_sq sq;
+	struct pto_cq cq;
+	uint32_t run_seq;
+};
+
 /* drmIoctl() restarts on EINTR/EAGAIN; errors come back as -errno. */
 static inline int pto_ioctl(int fd, unsigned long request, void *arg)
 {
@@ -50,5 +123,22 @@ static inline int pto_ioctl(int fd, unsigned long request, void *arg)
 }
 
 int pto_query(int fd, uint32_t type, void *data, uint32_t size);
+
+/* error.c: snprintf() into a message buffer, cutting what does not fit. */
+__attribute__((format(printf, 3, 4))) void pto_msgf(char *buf, size_t len,
+						    const char *fmt, ...);
+
+/* queue.c */
+int pto_queue_init_rings(struct pto_queue *q, void *map, size_t map_size,
+			 uint32_t sq_offset, uint32_t sq_slots,
+			 uint32_t cq_offset, uint32_t cq_entries);
+void pto_cqe_from_drm(struct pto_cqe *out, const struct drm_pto_npu_cqe *in);
+
+/* task.c */
+int pto_tensor_arg(const struct pto_tensor *t,
+		   struct drm_pto_npu_tensor_arg *arg, char *msg, size_t len);
+void pto_predicate_to_drm(const struct pto_predicate *p,
+			  struct drm_pto_npu_predicate *out);
+const char *pto_reason_text(int reason);
 
 #endif /* PTO_INTERNAL_H */

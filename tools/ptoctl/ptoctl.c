@@ -73,6 +73,15 @@ static void ptoctl_print_bytes(const char *what, uint64_t bytes)
 	       bytes >> 20);
 }
 
+/* 0 is what an older module that does not know the limit reports. */
+static void ptoctl_print_count(const char *what, uint32_t n)
+{
+	if (n)
+		printf("  %-24s %" PRIu32 "\n", what, n);
+	else
+		printf("  %-24s unknown\n", what);
+}
+
 static void ptoctl_print_caps(uint64_t caps)
 {
 	uint64_t unknown = 0;
@@ -136,8 +145,21 @@ static int ptoctl_info(struct pto_device *dev, int argc, char **argv)
 	printf("limits:\n");
 	ptoctl_print_bytes("max buffer size", lim.max_buffer_size);
 	ptoctl_print_bytes("max GM per context", lim.max_gm_per_context);
-	printf("  %-24s %" PRIu32 "\n", "max buffers per context",
-	       lim.max_buffers_per_context);
+	ptoctl_print_count("max buffers per context",
+			   lim.max_buffers_per_context);
+	ptoctl_print_count("max kernels per context",
+			   lim.max_kernels_per_context);
+	ptoctl_print_count("max insns per kernel", lim.max_insns);
+	ptoctl_print_count("max queues per context",
+			   lim.max_queues_per_context);
+	ptoctl_print_count("max SQ slots", lim.max_sq_slots);
+	ptoctl_print_count("max CQ entries", lim.max_cq_entries);
+	ptoctl_print_count("max inflight tasks", lim.max_inflight_tasks);
+	ptoctl_print_count("max tensor args", lim.max_tensor_args);
+	ptoctl_print_count("max scalar args", lim.max_scalar_args);
+	ptoctl_print_count("max deps", lim.max_deps);
+	ptoctl_print_count("max block num", lim.max_block_num);
+	printf("  %-24s %" PRIu32 " ms\n", "task timeout", lim.timeout_ms);
 	ptoctl_print_caps(info.capabilities);
 	printf("GM:\n");
 	printf("  %-24s %" PRIu64 " buffers, %" PRIu64 " bytes\n", "device",

@@ -10,12 +10,19 @@
  *    destroyed by pto_*_close/free (which accept NULL);
  *  - the library keeps no global state: everything hangs off a handle.
  *
- * Lifetimes: a buffer must be freed before its device is closed, and a
- * tensor view must be freed before the buffer it views.
+ * Lifetimes: buffers, kernels, queues and graphs must be freed before
+ * their device is closed, and a tensor view before the buffer it views.
+ * A graph records kernel and buffer handles, not the objects: free a
+ * kernel or tensor only once no graph that uses it will run again.
  *
  * Thread safety: a device handle may be used from several threads at once
- * for queries and buffer allocation. A single buffer or tensor handle must
- * not be freed while another thread uses it.
+ * for queries, buffer allocation and kernel upload. A kernel builder, a
+ * queue or a graph belongs to one thread at a time. A single buffer or
+ * tensor handle must not be freed while another thread uses it.
+ *
+ * Headers: this one includes pto/kernel.h (kernel builder), pto/queue.h
+ * (tasks and dispatch queues) and pto/graph.h (task graphs), which use the
+ * instruction set of pto_npu_isa.h.
  */
 #ifndef PTO_PTO_H
 #define PTO_PTO_H
@@ -99,14 +106,40 @@ struct pto_device_info {
  * @max_buffer_size: largest GM buffer, bytes
  * @max_gm_per_context: GM bytes one open device handle may hold
  * @max_buffers_per_context: GM buffers one open device handle may hold
+ * @max_kernels_per_context: kernels one open device handle may hold
+ * @max_insns: instructions of one kernel
+ * @max_queues_per_context: dispatch queues one open device handle may hold
+ * @max_sq_slots: SQ slots of one queue (a power of two)
+ * @max_cq_entries: CQ entries of one queue (a power of two)
+ * @max_inflight_tasks: tasks taken by the device and not yet complete, per
+ *			device handle; a doorbell takes no more (back-pressure)
+ * @max_tensor_args: tensor arguments of one task
+ * @max_scalar_args: scalar arguments of one task
+ * @max_deps: dependencies of one task
+ * @max_block_num: blocks of one task
+ * @timeout_ms: a task making no progress for this long fails with
+ *		PTO_STATUS_TIMEOUT
  * @reserved: zero; room to grow without changing the structure's size
+ *
+ * A field an older module does not report reads as 0: libpto then skips
+ * the check that would use it and leaves the decision to the device.
  */
 struct pto_limits {
 	uint64_t max_buffer_size;
 	uint64_t max_gm_per_context;
 	uint32_t max_buffers_per_context;
-	uint32_t reserved32;
-	uint64_t reserved[16];
+	uint32_t max_kernels_per_context;
+	uint32_t max_insns;
+	uint32_t max_queues_per_context;
+	uint32_t max_sq_slots;
+	uint32_t max_cq_entries;
+	uint32_t max_inflight_tasks;
+	uint32_t max_tensor_args;
+	uint32_t max_scalar_args;
+	uint32_t max_deps;
+	uint32_t max_block_num;
+	uint32_t timeout_ms;
+	uint64_t reserved[11];
 };
 
 /**
@@ -482,5 +515,10 @@ PTO_API bool pto_tensor_is_contiguous(const struct pto_tensor *t);
 #ifdef __cplusplus
 }
 #endif
+
+/* Kernels, dispatch queues and task graphs build on the declarations above. */
+#include <pto/kernel.h>
+#include <pto/queue.h>
+#include <pto/graph.h>
 
 #endif /* PTO_PTO_H */

@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the examples share: reporting a failure the same way everywhere
+ * ("FAIL <example>: <what>: <why>" on stdout, exit status 1) and running a
+ * graph with its first error spelled out.
+ */
+#ifndef PTO_EXAMPLE_H
+#define PTO_EXAMPLE_H
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <pto/pto.h>
+
+/** EX_TIMEOUT_NS - how long an example's graph may run. */
+#define EX_TIMEOUT_NS (INT64_C(30) * 1000 * 1000 * 1000)
+
+static const char *ex_name = "example";
+
+static __attribute__((format(printf, 1, 2), noreturn)) void
+ex_fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("FAIL %s: ", ex_name);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	exit(EXIT_FAILURE);
+}
+
+/* A libpto call that must succeed. */
+static void ex_check(int ret, const char *what)
+{
+	if (ret < 0)
+		ex_fail("%s: %s", what, pto_strerror(ret));
+}
+
+/* Finish a kernel, or fail with the builder's (or the verifier's) reason. */
+static struct pto_kernel *ex_finish(struct pto_kb *kb, const char *what)
+{
+	struct pto_kernel *k;
+	int ret = pto_kb_finish(kb, &k);
+
+	if (ret)
+		ex_fail("kernel %s: %s", what,
+			*pto_kb_error(kb) ? pto_kb_error(kb) :
+					    pto_strerror(ret));
+	pto_kb_free(kb);
+	return k;
+}
+
+/* Add a task, or fail with the graph's reason. */
+static int ex_add(struct pto_graph *g, const struct pto_task_desc *d)
+{
+	int idx = pto_graph_add_task(g, d);
+
+	if (idx < 0)
+		ex_fail("add task '%s': %s", d->name ? d->name : "",
+			*pto_graph_error(g) ? pto_graph_error(g) :
+					      pto_strerror(idx));
+	return idx;
+}
+
+/* Run a graph that must succeed. */
+static void ex_run(struct pto_graph *g, struct pto_queue *q, const char *what)
+{
+	int ret = pto_graph_run(g, q, EX_TIMEOUT_NS);
+
+	if (ret)
+		ex_fail("run %s: %s: %s", what, pto_strerror(ret),
+			pto_graph_error(g));
+}
+
+/* One line per block: where and when it ran. */
+static void ex_print_blocks(const struct pto_graph *g, unsigned int idx)
+{
+	const struct pto_block_info *b;
+	unsigned int n, i;
+
+	if (pto_graph_task_blocks(g, idx, &b, &n))
+		return;
+	for (i = 0; i < n; i++)
+		printf("  task %u '%s' block %u: %s on %s%u, start +%llu ns, ran %llu ns\n",
+		       idx, pto_graph_task_name(g, idx), b[i].block,
+		       pto_status_name(b[i].status),
+		       b[i].core_type == PTO_CORE_AIC ? "AIC" : "AIV",
+		       b[i].core,
+		       (unsigned long long)(b[i].ts_start - b[i].ts_dispatch),
+		       (unsigned long long)(b[i].ts_end - b[i].ts_start));
+}
+
+#endif /* PTO_EXAMPLE_H */

@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libpto task graphs: the main way to run work on the device.
+ *
+ * Build a graph with pto_graph_add_task(), each task naming the earlier
+ * tasks it depends on, then pto_graph_run() streams it through a dispatch
+ * queue: it pushes as many tasks as the SQ holds, rings the doorbell,
+ * reaps completions while it waits and pushes more, so a graph may be far
+ * larger than the queue. Afterwards every task has its status and, per
+ * block, the core it ran on and its dispatch/receive/start/end/finish
+ * timestamps.
+ *
+ * A graph copies what it needs at add time (buffer handles, layouts,
+ * scalars, the name): a 72-byte record per task plus 48 bytes per tensor,
+ * 8 per scalar, 4 per dependency and its name, in a few flat arrays; a
+ * run adds 64 bytes per block for the results. Graphs of tens of
+ * thousands of tasks are fine.
+ */
+#ifndef PTO_GRAPH_H
+#define PTO_GRAPH_H
+
+#include <pto/pto.h>
+#include <pto/queue.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct pto_graph;
+struct pto_queue;
+
+/**
+ * pto_graph_new() - an empty task graph
+ * @dev: device whose limits the tasks are checked against
+ * @out: the new graph, NULL on failure
+ *
+ * Return: 0, -EINVAL or -ENOMEM.
+ */
+PTO_API int pto_graph_new(struct pto_device *dev, struct pto_graph **out);
+
+/**
+ * pto_graph_free() - free a graph and its results
+ * @g: graph, or NULL
+ */
+PTO_API void pto_graph_free(struct pto_graph *g);
+
+/**
+ * pto_graph_add_task() - append a task
+ * @g: graph
+ * @desc: the task; @desc->deps are indexes of earlier tasks of @g
+ *
+ * Checks what the device would refuse, so a graph that adds cleanly runs
+ * without PTO_STATUS_INVALID: kernels present, of this device and of the
+ * core type of their slot; block_num, counts and flags within the
+ * device's limits (a PTO_TASK_SYNC_START task fits on the device at
+ * once); at least as many tensors and scalars as the kernels use; tensor
+ * dtypes as the kernels use them and layouts the device can address;
+ * dependencies on earlier tasks (repeats are dropped); a predicate on a
+ * signed integer element of one of the task's tensors, whose producers in
+ * @g are among the dependencies.
+ *
+ * Return: the task's index in @g (0 for the first), or -EINVAL (the
+ * reason is in pto_graph_error()), -E2BIG (a count over a limit) or
+ * -ENOMEM.
+ */
+PTO_API int pto_graph_add_task(struct pto_graph *g,
+			       const struct pto_task_desc *desc);
+
+/**
+ * pto_graph_error() - why the last pto_graph_add_task() or pto_graph_run()
+ * call failed
+ * @g: graph
+ *
+ * Return: the message, "" if the last call succeeded.
+ */
+PTO_API const char *pto_graph_error(const struct pto_graph *g);
+
+/**
+ * pto_graph_run() - run every task of a graph and collect the results
+ * @g: graph
+ * @q: queue of the graph's device, used by this call alone until it
+ *     returns; completions of other work on @q are dropped
+ * @timeout_ns: how long the whole run may take, in nanoseconds; <= 0 for
+ *		no limit (the device still fails a task that makes no
+ *		progress for &pto_limits.timeout_ms)
+ *
+ * Dependencies become task ids: absolute for a task the device already
+ * took, relative (the id distance) for one taken by the same doorbell.
+ * Entries a doorbell leaves in the SQ (the device's in-flight cap) are
+ * withdrawn and pushed again, so other queues of the device handle may
+ * submit while @g runs. A graph may run again; each run starts from fresh
+ * results.
+ *
+ * Return: 0 when every task ended with PTO_STATUS_OK or
+ * PTO_STATUS_SKIPPED; -EIO when some did not (see pto_graph_first_error());
+ * -ETIME when @timeout_ns passed first, tasks that did not complete are
+ * PTO_STATUS_PENDING and those not yet taken are withdrawn from the SQ; or
+ * the errno of a queue call. Results are available in every case.
+ */
+PTO_API int pto_graph_run(struct pto_graph *g, struct pto_queue *q,
+			  int64_t timeout_ns);
+
+/**
+ * pto_graph_task_count() - tasks of a graph
+ * @g: graph
+ *
+ * Return: the number of tasks added.
+ */
+PTO_API unsigned int pto_graph_task_count(const struct pto_graph *g);
+
+/**
+ * pto_graph_task_name() - name of a task
+ * @g: graph
+ * @idx: task index
+ *
+ * Return: the name given at add time, "" if none or @idx is out of range.
+ */
+PTO_API const char *pto_graph_task_name(const struct pto_graph *g,
+					unsigned int idx);
+
+/**
+ * pto_graph_task_status() - how a task ended in the last run
+ * @g: graph
+ * @idx: task index
+ * @reason: set to the &enum pto_reason of a PTO_STATUS_INVALID task, or NULL
+ * @detail: set to the status detail, or NULL
+ *
+ * Return: &enum pto_status; PTO_STATUS_PENDING before a run, for a task
+ * the run did not see complete, or for @idx out of range.
+ */
+PTO_API int pto_graph_task_status(const struct pto_graph *g, unsigned int idx,
+				  int *reason, uint64_t *detail);
+
+/**
+ * pto_graph_task_id() - id the device gave a task in the last run
+ * @g: graph
+ * @idx: task index
+ *
+ * Return: the task id, 0 if the task was not taken.
+ */
+PTO_API uint64_t pto_graph_task_id(const struct pto_graph *g, unsigned int idx);
+
+/**
+ * pto_graph_task_blocks() - per-block results of a task in the last run
+ * @g: graph
+ * @idx: task index
+ * @blocks: set to the blocks, in block index order; valid until the next
+ *	    run or pto_graph_free()
+ * @n: set to their count: block_num for a task that ran (one per block
+ *     and core: 2 * block_num for a mixed task, AIC first), 1 for a task
+ *     that never reached a core, 0 before its completion
+ *
+ * Return: 0, or -EINVAL for @idx out of range.
+ */
+PTO_API int pto_graph_task_blocks(const struct pto_graph *g, unsigned int idx,
+				  const struct pto_block_info **blocks,
+				  unsigned int *n);
+
+/**
+ * pto_graph_first_error() - describe the first task that failed
+ * @g: graph
+ * @buf: buffer for the text, or NULL
+ * @len: bytes at @buf
+ *
+ * The first failed task in graph order is a root cause: what failed after
+ * it can only have failed because of it or independently. The text is for
+ * instance "task 3 'exp_chain_2': GM fault on tensor 1 at element 8192".
+ *
+ * Return: the index of that task, or -ENOENT if no task failed (@buf then
+ * holds "").
+ */
+PTO_API int pto_graph_first_error(const struct pto_graph *g, char *buf,
+				  size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PTO_GRAPH_H */

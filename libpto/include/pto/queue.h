@@ -1,0 +1,387 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libpto tasks and dispatch queues.
+ *
+ * A task is one dispatch of a kernel over block_num blocks (SPMD), with
+ * its tensor and scalar arguments and its dependencies. A dispatch queue
+ * is a submission ring (SQ) of 64-byte slots and a completion ring (CQ)
+ * shared with the device: pto_queue_push_task() writes one entry and
+ * publishes it, pto_queue_doorbell() hands the published entries to the
+ * device, pto_queue_reap() reads completions (CQEs), pto_queue_wait()
+ * sleeps until there are some.
+ *
+ * This is the low-level interface; pto/graph.h streams a whole task graph
+ * through a queue and is what most programs use.
+ *
+ * Task ids: the device numbers the entries it takes from 1, per device
+ * handle (all its queues), in the order taken; pto_queue_doorbell()
+ * returns the id of the first entry it took, the others follow. A
+ * dependency is an absolute id (> 0) or relative to the task's own id
+ * (< 0: -1 is the entry taken just before).
+ */
+#ifndef PTO_QUEUE_H
+#define PTO_QUEUE_H
+
+#include <pto/pto.h>
+
+#include "pto_npu_isa.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct pto_kernel;
+struct pto_queue;
+struct pto_tensor;
+
+/* Task flags, &pto_task_desc.flags. */
+/** PTO_TASK_SYNC_START - all blocks resident at once (needed by barriers). */
+#define PTO_TASK_SYNC_START (1U << 0)
+/** PTO_TASK_EARLY_RESOLVE - consumers may be pre-staged before this task ends. */
+#define PTO_TASK_EARLY_RESOLVE (1U << 1)
+
+/**
+ * struct pto_predicate - dispatch predicate: run only if
+ * tensors[@tensor][@row, @col] @op @literal
+ * @tensor: index of the tensor argument holding the operand, a signed
+ *	    integer tensor
+ * @op: &enum pto_cmp
+ * @row: row of the operand in the tensor's 2-D view
+ * @col: column of the operand
+ * @literal: right-hand side
+ *
+ * Evaluated by the device when the task becomes ready; a false predicate
+ * retires the task as PTO_STATUS_SKIPPED without running it.
+ */
+struct pto_predicate {
+	uint32_t tensor;
+	enum pto_cmp op;
+	uint32_t row;
+	uint32_t col;
+	int64_t literal;
+};
+
+/**
+ * struct pto_task_desc - one task, for a queue or a graph
+ * @name: for messages and traces, or NULL (graphs copy it; queues ignore it)
+ * @kernel_aiv: vector kernel (core type AIV), or NULL
+ * @kernel_aic: cube kernel (core type AIC), or NULL; at least one is set
+ * @block_num: SPMD blocks, 1..&pto_limits.max_block_num
+ * @flags: PTO_TASK_* bits
+ * @tensors: @num_tensors tensors, argument 0 first
+ * @num_tensors: at least the kernels' pto_kernel_num_tensor_args()
+ * @scalars: @num_scalars scalar arguments
+ * @num_scalars: at least the kernels' pto_kernel_num_scalar_args()
+ * @deps: @num_deps dependencies. For pto_queue_push_task(): task ids,
+ *	  absolute (> 0) or relative (< 0). For pto_graph_add_task(): indexes
+ *	  of earlier tasks of the graph.
+ * @num_deps: 0..&pto_limits.max_deps
+ * @predicate: dispatch predicate, or NULL
+ * @user_data: copied to the task's CQEs (queues only; graphs use their own)
+ *
+ * Zero-initialise it: fields added later keep their old meaning at zero.
+ */
+struct pto_task_desc {
+	const char *name;
+	struct pto_kernel *kernel_aiv;
+	struct pto_kernel *kernel_aic;
+	uint32_t block_num;
+	uint32_t flags;
+	struct pto_tensor *const *tensors;
+	uint32_t num_tensors;
+	uint32_t num_scalars;
+	const int64_t *scalars;
+	const int64_t *deps;
+	uint32_t num_deps;
+	uint32_t reserved32;
+	const struct pto_predicate *predicate;
+	uint64_t user_data;
+	uint64_t reserved[4];
+};
+
+/**
+ * enum pto_status - how a task or block ended
+ * @PTO_STATUS_PENDING: libpto only: no completion seen (yet)
+ * @PTO_STATUS_OK: ran to its END
+ * @PTO_STATUS_INVALID: the device refused the entry; see &enum pto_reason
+ * @PTO_STATUS_GM_FAULT: GM access outside a tensor; detail:
+ *			 PTO_GM_FAULT_TENSOR() and PTO_GM_FAULT_ELEMENT()
+ * @PTO_STATUS_TIMEOUT: no progress within &pto_limits.timeout_ms
+ * @PTO_STATUS_DEP_FAILED: a dependency failed; not run
+ * @PTO_STATUS_CANCELLED: the device handle went away first
+ * @PTO_STATUS_ARITH_FAULT: scalar division by zero; detail: instruction
+ * @PTO_STATUS_LOOP_FAULT: loop count negative or too large; detail:
+ *			   instruction
+ * @PTO_STATUS_SKIPPED: predicate false; retired without running (a success)
+ * @PTO_STATUS_BARRIER_FAULT: a hard syncall with part of the cores
+ * @PTO_STATUS_NOMEM: the device ran out of memory taking the entry
+ */
+enum pto_status {
+	PTO_STATUS_PENDING = -1,
+	PTO_STATUS_OK = 0,
+	PTO_STATUS_INVALID = 1,
+	PTO_STATUS_GM_FAULT = 2,
+	PTO_STATUS_TIMEOUT = 3,
+	PTO_STATUS_DEP_FAILED = 4,
+	PTO_STATUS_CANCELLED = 5,
+	PTO_STATUS_ARITH_FAULT = 6,
+	PTO_STATUS_LOOP_FAULT = 7,
+	PTO_STATUS_SKIPPED = 8,
+	PTO_STATUS_BARRIER_FAULT = 9,
+	PTO_STATUS_NOMEM = 10,
+};
+
+/** PTO_GM_FAULT_TENSOR() - tensor argument of a GM fault detail. */
+#define PTO_GM_FAULT_TENSOR(detail) ((uint32_t)((uint64_t)(detail) >> 56))
+/** PTO_GM_FAULT_ELEMENT() - element offset of a GM fault detail. */
+#define PTO_GM_FAULT_ELEMENT(detail) \
+	((uint64_t)(detail) & ((UINT64_C(1) << 56) - 1))
+
+/**
+ * enum pto_reason - why the device refused an entry (PTO_STATUS_INVALID)
+ *
+ * The detail names the argument (tensor or dependency index) where one
+ * applies.
+ */
+enum pto_reason {
+	PTO_REASON_NONE = 0,
+	PTO_REASON_SLOTS = 1,
+	PTO_REASON_FLAGS = 2,
+	PTO_REASON_RESERVED = 3,
+	PTO_REASON_KERNEL = 4,
+	PTO_REASON_KERNEL_TYPE = 5,
+	PTO_REASON_BLOCK_NUM = 6,
+	PTO_REASON_COUNTS = 7,
+	PTO_REASON_ARG_COUNT = 8,
+	PTO_REASON_TENSOR_HANDLE = 9,
+	PTO_REASON_TENSOR_LAYOUT = 10,
+	PTO_REASON_TENSOR_RANGE = 11,
+	PTO_REASON_TENSOR_DTYPE = 12,
+	PTO_REASON_DEP = 13,
+	PTO_REASON_PREDICATE = 14,
+	PTO_REASON_SYNC_START = 15,
+	PTO_REASON_RING = 16,
+	PTO_REASON_SLOT_BUDGET = 17,
+};
+
+/**
+ * pto_status_name() - name of a status ("OK", "GM_FAULT", ...)
+ * @status: &enum pto_status
+ *
+ * Return: a constant string; "UNKNOWN" for a value libpto does not know.
+ */
+PTO_API const char *pto_status_name(int status);
+
+/**
+ * pto_reason_name() - name of a refusal reason ("TENSOR_RANGE", ...)
+ * @reason: &enum pto_reason
+ *
+ * Return: a constant string; "UNKNOWN" for a value libpto does not know.
+ */
+PTO_API const char *pto_reason_name(int reason);
+
+/* Block flags, &pto_block_info.flags and &pto_cqe.flags. */
+/** PTO_BLOCK_LAST - last completion of its task: the status is the task's. */
+#define PTO_BLOCK_LAST (1U << 0)
+/** PTO_BLOCK_RAN - the block ran on @core; its timestamps are valid. */
+#define PTO_BLOCK_RAN (1U << 1)
+/** PTO_BLOCK_STAGED - the block was pre-staged (early resolve). */
+#define PTO_BLOCK_STAGED (1U << 2)
+
+/**
+ * struct pto_block_info - what one block of a task did
+ * @block: block index, 0..block_num-1
+ * @status: &enum pto_status of the block (of the task with PTO_BLOCK_LAST)
+ * @core: core index among the cores of @core_type
+ * @core_type: &enum pto_core_type, 0 if the block never ran
+ * @reason: &enum pto_reason for PTO_STATUS_INVALID
+ * @flags: PTO_BLOCK_* bits
+ * @detail: status-specific detail (fault location, argument index)
+ * @ts_dispatch: the scheduler handed the block to the core
+ * @ts_receive: the core picked it up
+ * @ts_start: the kernel started
+ * @ts_end: the kernel returned
+ * @ts_finish: the scheduler saw the completion
+ *
+ * Timestamps are CLOCK_MONOTONIC nanoseconds (pto_time_ns()).
+ */
+struct pto_block_info {
+	uint32_t block;
+	int32_t status;
+	uint16_t core;
+	uint8_t core_type;
+	uint8_t reason;
+	uint32_t flags;
+	uint64_t detail;
+	uint64_t ts_dispatch;
+	uint64_t ts_receive;
+	uint64_t ts_start;
+	uint64_t ts_end;
+	uint64_t ts_finish;
+};
+
+/**
+ * struct pto_cqe - one completion: a block of a task
+ * @user_data: from the task's entry
+ * @task_id: id the device gave the task
+ * @info: the block
+ *
+ * A task that ran posts one CQE per block, the last one flagged
+ * PTO_BLOCK_LAST; a task that never ran (refused, skipped, dependency
+ * failed, cancelled) posts a single one.
+ */
+struct pto_cqe {
+	uint64_t user_data;
+	uint64_t task_id;
+	struct pto_block_info info;
+};
+
+/**
+ * pto_time_ns() - CLOCK_MONOTONIC now, in nanoseconds
+ *
+ * The clock of pto_queue_wait() deadlines and of block timestamps.
+ *
+ * Return: the time.
+ */
+PTO_API int64_t pto_time_ns(void);
+
+/**
+ * pto_queue_create() - create a dispatch queue and map its rings
+ * @dev: device handle
+ * @sq_slots: SQ slots, a power of two up to &pto_limits.max_sq_slots and
+ *	      at least what the largest entry takes (pto_task_slots() at the
+ *	      device's caps), or 0 for the device's default
+ * @cq_entries: CQ entries, a power of two up to &pto_limits.max_cq_entries,
+ *		or 0 for 4 * the SQ slots
+ * @out: the new queue, NULL on failure
+ *
+ * Return: 0; -EINVAL for bad sizes; -ENOSPC when the handle holds
+ * &pto_limits.max_queues_per_context queues; -EPROTO when the ring layout
+ * the device reports does not add up; -ENOMEM; or the errno of the ioctl
+ * or mmap(2), negated.
+ */
+PTO_API int pto_queue_create(struct pto_device *dev, uint32_t sq_slots,
+			     uint32_t cq_entries, struct pto_queue **out);
+
+/**
+ * pto_queue_destroy() - destroy an idle queue
+ * @q: queue, or NULL
+ *
+ * Return: 0; or -EBUSY while tasks taken from @q are in flight or their
+ * completions are held, and @q stays usable.
+ */
+PTO_API int pto_queue_destroy(struct pto_queue *q);
+
+/**
+ * pto_queue_sq_slots() - SQ slots of a queue
+ * @q: queue
+ *
+ * Return: the number of 64-byte slots.
+ */
+PTO_API uint32_t pto_queue_sq_slots(const struct pto_queue *q);
+
+/**
+ * pto_queue_cq_entries() - CQ entries of a queue
+ * @q: queue
+ *
+ * Return: the number of completion entries.
+ */
+PTO_API uint32_t pto_queue_cq_entries(const struct pto_queue *q);
+
+/**
+ * pto_task_slots() - SQ slots one entry takes
+ * @num_tensors: tensor arguments
+ * @num_scalars: scalar arguments
+ * @num_deps: dependencies
+ * @predicate: whether a predicate follows
+ *
+ * Return: the slot count: the 64-byte header, 48 bytes per tensor, 8 per
+ * scalar and per dependency and 24 for a predicate, rounded up to slots.
+ */
+PTO_API uint32_t pto_task_slots(uint32_t num_tensors, uint32_t num_scalars,
+				uint32_t num_deps, bool predicate);
+
+/**
+ * pto_queue_push_task() - write one task into the SQ and publish it
+ * @q: queue
+ * @desc: the task; @desc->deps are task ids
+ *
+ * Writes the entry's slots (wrapping around the ring end) and publishes
+ * them with a release store of the SQ tail. The device takes it at the
+ * next pto_queue_doorbell(). Only the encoding is checked here: the
+ * device validates the entry when it takes it and refuses a bad one with
+ * a PTO_STATUS_INVALID completion.
+ *
+ * Return: 0; -EAGAIN when the SQ has no room for the entry now (ring the
+ * doorbell, reap, retry); -E2BIG when it could never fit (more slots than
+ * the ring, or a count over 255); -EINVAL for a bad argument (no kernel, a
+ * dependency of 0, a tensor of another device or whose layout the entry
+ * cannot express).
+ */
+PTO_API int pto_queue_push_task(struct pto_queue *q,
+				const struct pto_task_desc *desc);
+
+/**
+ * pto_queue_push_raw() - write raw bytes as one SQ entry and publish them
+ * @q: queue
+ * @entry: a struct drm_pto_npu_sqe and what follows it, as the device
+ *	   reads them; not checked
+ * @size: bytes at @entry, > 0; padded with zeroes to whole slots
+ *
+ * For tests of the device's entry validation.
+ *
+ * Return: 0, -EAGAIN, -E2BIG or -EINVAL as pto_queue_push_task().
+ */
+PTO_API int pto_queue_push_raw(struct pto_queue *q, const void *entry,
+			       size_t size);
+
+/**
+ * pto_queue_doorbell() - hand the published entries to the device
+ * @q: queue
+ * @syncobj: 0, or a DRM syncobj to signal when every task taken now retires
+ * @point: timeline point of @syncobj, 0 for a binary syncobj
+ * @consumed: set to the number of entries taken, or NULL
+ * @first_id: set to the id of the first entry taken, or NULL
+ *
+ * The device takes the entries in order until the handle's in-flight cap
+ * (&pto_limits.max_inflight_tasks): the rest stay in the SQ for the next
+ * doorbell. Invalid entries are taken too and complete at once.
+ *
+ * Return: 0 or the ioctl's errno, negated.
+ */
+PTO_API int pto_queue_doorbell(struct pto_queue *q, uint32_t syncobj,
+			       uint64_t point, uint32_t *consumed,
+			       uint64_t *first_id);
+
+/**
+ * pto_queue_reap() - read completions
+ * @q: queue
+ * @out: room for @max completions
+ * @max: how many to read at most
+ *
+ * Frees the CQ space it read (release store of the CQ head).
+ *
+ * Return: the number read, 0 if none is ready, or -EPROTO when the
+ * device's CQ tail makes no sense.
+ */
+PTO_API int pto_queue_reap(struct pto_queue *q, struct pto_cqe *out,
+			   unsigned int max);
+
+/**
+ * pto_queue_wait() - wait for completions
+ * @q: queue
+ * @deadline_ns: absolute pto_time_ns() deadline; 0 does not wait
+ *
+ * First moves completions the device held for lack of CQ space into the
+ * space pto_queue_reap() freed.
+ *
+ * Return: 0 when at least one completion is ready; -ETIME at the deadline
+ * (signals restart the wait); or the ioctl's errno, negated.
+ */
+PTO_API int pto_queue_wait(struct pto_queue *q, int64_t deadline_ns);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PTO_QUEUE_H */

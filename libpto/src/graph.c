@@ -1,0 +1,1020 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Task graphs. A task is stored as it will be encoded (handles, tensor
+ * arguments in the uapi layout, scalars, dependencies as graph indexes)
+ * in a few flat arrays the tasks index into, so a graph of many thousand
+ * tasks is a handful of allocations and a few hundred bytes per task.
+ *
+ * pto_graph_run() streams the tasks through a queue in graph order. A
+ * dependency on a task the device has already taken is its absolute id;
+ * one on a task still in the SQ is the id distance (-(i - j)), which holds
+ * because one doorbell numbers the entries it takes consecutively. What a
+ * doorbell leaves in the SQ is withdrawn and pushed again, so a relative
+ * id never spans two doorbells, whatever other queues of the device handle
+ * submit in between. The CQEs' user_data carries the run number and the
+ * task index, so completions of an earlier, abandoned run are told apart.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+/** PTO_GRAPH_MSG_SIZE - bytes of pto_graph_error() text. */
+#define PTO_GRAPH_MSG_SIZE 256
+/* While nothing of ours is in flight yet the doorbell took nothing, other
+ * queues of the device handle hold the in-flight cap: poll this often. */
+#define PTO_GRAPH_BACKOFF_NS 1000000
+/* CQEs read per ring access. */
+#define PTO_GRAPH_REAP_BATCH 64
+
+/* A growable array of fixed-size elements. */
+struct pto_vec {
+	void *data;
+	size_t n;
+	size_t cap;
+};
+
+/**
+ * struct pto_graph_task - one task and its result
+ * @task_id: id the device gave it in the last run, 0 until taken
+ * @detail: status detail
+ * @block_off: first of its block records in &pto_graph.blocks
+ * @name: offset + 1 of its name in &pto_graph.names, 0 if none
+ * @kernel: kernel handles, [0] AIV and [1] AIC, 0 for none
+ * @flags: DRM_PTO_NPU_TASK_F_*, the predicate flag included
+ * @block_num: blocks
+ * @tensor_off: first tensor argument in &pto_graph.tensors
+ * @scalar_off: first scalar in &pto_graph.scalars
+ * @dep_off: first dependency in &pto_graph.deps
+ * @pred: its predicate in &pto_graph.preds (with the predicate flag)
+ * @nblocks: block records of the last run
+ * @status: enum pto_status of the last run
+ * @num_tensors: tensor arguments
+ * @num_scalars: scalars
+ * @num_deps: dependencies
+ * @reason: enum pto_reason of the last run
+ */
+struct pto_graph_task {
+	uint64_t task_id;
+	uint64_t detail;
+	uint64_t block_off;
+	uint32_t name;
+	uint32_t kernel[2];
+	uint32_t flags;
+	uint32_t block_num;
+	uint32_t tensor_off;
+	uint32_t scalar_off;
+	uint32_t dep_off;
+	uint32_t pred;
+	uint32_t nblocks;
+	int32_t status;
+	uint8_t num_tensors;
+	uint8_t num_scalars;
+	uint8_t num_deps;
+	uint8_t reason;
+};
+
+/**
+ * struct pto_graph - a task graph
+ * @dev: device
+ * @tasks: struct pto_graph_task
+ * @tensors: struct drm_pto_npu_tensor_arg of every task
+ * @tensor_use: per tensor argument: PTO_ARG_* bits of the task's kernels
+ * @scalars: int64_t scalars of every task
+ * @deps: uint32_t dependencies (graph indexes) of every task
+ * @preds: struct drm_pto_npu_predicate
+ * @names: NUL-terminated names
+ * @blocks: struct pto_block_info results, one run's worth
+ * @total_blocks: block records of all tasks (pto_task_records())
+ * @ran: a run has started since the graph was made
+ * @msg: pto_graph_error() text
+ */
+struct pto_graph {
+	struct pto_device *dev;
+	struct pto_vec tasks;
+	struct pto_vec tensors;
+	struct pto_vec tensor_use;
+	struct pto_vec scalars;
+	struct pto_vec deps;
+	struct pto_vec preds;
+	struct pto_vec names;
+	struct pto_block_info *blocks;
+	uint64_t total_blocks;
+	bool ran;
+	char msg[PTO_GRAPH_MSG_SIZE];
+};
+
+#define PTO_VEC_AT(v, type, i) (&((type *)(v)->data)[i])
+
+static int pto_vec_reserve(struct pto_vec *v, size_t size, size_t extra)
+{
+	size_t want = v->n + extra, ncap = v->cap ? v->cap : 64;
+	void *p;
+
+	if (want <= v->cap)
+		return 0;
+	/* Offsets into the arrays are 32-bit. */
+	if (want > UINT32_MAX)
+		return -E2BIG;
+	while (ncap < want)
+		ncap *= 2;
+	p = realloc(v->data, ncap * size);
+	if (!p)
+		return -ENOMEM;
+	v->data = p;
+	v->cap = ncap;
+	return 0;
+}
+
+/* Append @count elements; the space must have been reserved. */
+static uint32_t pto_vec_append(struct pto_vec *v, size_t size, const void *src,
+			       size_t count)
+{
+	size_t at = v->n;
+
+	if (count)
+		memcpy((char *)v->data + at * size, src, count * size);
+	v->n += count;
+	return (uint32_t)at;
+}
+
+static void pto_vec_free(struct pto_vec *v)
+{
+	free(v->data);
+}
+
+static struct pto_graph_task *pto_task(const struct pto_graph *g, size_t i)
+{
+	return PTO_VEC_AT(&g->tasks, struct pto_graph_task, i);
+}
+
+/*
+ * Completions a task that ran posts: one per block and core. A mixed task
+ * (AIC + AIV kernels) runs each block on its cluster's AIC and one AIV.
+ */
+static uint32_t pto_task_records(uint32_t block_num, bool mixed)
+{
+	return block_num * (mixed ? 2 : 1);
+}
+
+PTO_API int pto_graph_new(struct pto_device *dev, struct pto_graph **out)
+{
+	struct pto_graph *g;
+
+	if (!out)
+		return -EINVAL;
+	*out = NULL;
+	if (!dev)
+		return -EINVAL;
+	g = calloc(1, sizeof(*g));
+	if (!g)
+		return -ENOMEM;
+	g->dev = dev;
+	*out = g;
+	return 0;
+}
+
+PTO_API void pto_graph_free(struct pto_graph *g)
+{
+	if (!g)
+		return;
+	pto_vec_free(&g->tasks);
+	pto_vec_free(&g->tensors);
+	pto_vec_free(&g->tensor_use);
+	pto_vec_free(&g->scalars);
+	pto_vec_free(&g->deps);
+	pto_vec_free(&g->preds);
+	pto_vec_free(&g->names);
+	free(g->blocks);
+	free(g);
+}
+
+PTO_API const char *pto_graph_error(const struct pto_graph *g)
+{
+	return g ? g->msg : "";
+}
+
+PTO_API unsigned int pto_graph_task_count(const struct pto_graph *g)
+{
+	return g ? (unsigned int)g->tasks.n : 0;
+}
+
+static const char *pto_task_name(const struct pto_graph *g,
+				 const struct pto_graph_task *t)
+{
+	return t->name ? (const char *)g->names.data + t->name - 1 : "";
+}
+
+/* "task 3 'exp_chain_2'" or "task 3" */
+static void pto_task_label(char *buf, size_t len, size_t idx, const char *name)
+{
+	if (name && *name)
+		pto_msgf(buf, len, "task %zu '%s'", idx, name);
+	else
+		pto_msgf(buf, len, "task %zu", idx);
+}
+
+/* ------------------------------------------------------------- building */
+
+/* Checks of one task at add time, with its label for the messages. */
+struct pto_add_ctx {
+	struct pto_graph *g;
+	const struct pto_task_desc *d;
+	size_t idx;
+	char label[96];
+};
+
+static __attribute__((format(printf, 3, 4))) int
+pto_add_fail(struct pto_add_ctx *c, int err, const char *fmt, ...)
+{
+	char what[PTO_GRAPH_MSG_SIZE];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	pto_msgf(c->g->msg, sizeof(c->g->msg), "%s: %s", c->label, what);
+	return err;
+}
+
+/* The cap when the device reports one, else what an entry can encode. */
+static uint32_t pto_cap(uint32_t limit)
+{
+	return limit && limit < PTO_MAX_ARGS ? limit : PTO_MAX_ARGS;
+}
+
+static int pto_add_check_kernel(struct pto_add_ctx *c,
+				const struct pto_kernel *k, uint32_t core,
+				const char *slot)
+{
+	if (!k)
+		return 0;
+	if (k->dev != c->g->dev)
+		return pto_add_fail(c, -EINVAL,
+				    "%s is a kernel of another device", slot);
+	if (k->core_type != core)
+		return pto_add_fail(c, -EINVAL, "%s is a%s kernel", slot,
+				    k->core_type == PTO_CORE_AIC ? "n AIC" :
+								   "n AIV");
+	if (c->d->num_tensors < k->num_tensor_args)
+		return pto_add_fail(
+			c, -EINVAL,
+			"%s uses %u tensor arguments, the task passes %u", slot,
+			k->num_tensor_args, c->d->num_tensors);
+	if (c->d->num_scalars < k->num_scalar_args)
+		return pto_add_fail(
+			c, -EINVAL,
+			"%s uses %u scalar arguments, the task passes %u", slot,
+			k->num_scalar_args, c->d->num_scalars);
+	return 0;
+}
+
+/* Blocks of a SYNC_START task must all fit on the device at once. */
+static uint32_t pto_sync_start_capacity(const struct pto_graph *g,
+					const struct pto_task_desc *d)
+{
+	if (d->kernel_aiv && d->kernel_aic)
+		return g->dev->info.clusters;
+	return d->kernel_aic ? g->dev->info.aic_cores : g->dev->info.aiv_cores;
+}
+
+static int pto_add_check_shape(struct pto_add_ctx *c)
+{
+	const struct pto_task_desc *d = c->d;
+	const struct pto_limits *lim = &c->g->dev->limits;
+	uint32_t cap;
+
+	if (!d->kernel_aiv && !d->kernel_aic)
+		return pto_add_fail(c, -EINVAL,
+				    "no kernel: set kernel_aiv or kernel_aic");
+	if (!d->block_num)
+		return pto_add_fail(c, -EINVAL, "block_num is 0");
+	if (lim->max_block_num && d->block_num > lim->max_block_num)
+		return pto_add_fail(c, -E2BIG,
+				    "block_num %u over the device's %u",
+				    d->block_num, lim->max_block_num);
+	if (d->flags & ~(PTO_TASK_SYNC_START | PTO_TASK_EARLY_RESOLVE))
+		return pto_add_fail(c, -EINVAL, "unknown flags 0x%x",
+				    d->flags & ~(PTO_TASK_SYNC_START |
+						 PTO_TASK_EARLY_RESOLVE));
+	cap = pto_sync_start_capacity(c->g, d);
+	if ((d->flags & PTO_TASK_SYNC_START) && d->block_num > cap)
+		return pto_add_fail(
+			c, -EINVAL,
+			"sync_start with %u blocks: the device holds %u at once",
+			d->block_num, cap);
+	if (d->num_tensors > pto_cap(lim->max_tensor_args))
+		return pto_add_fail(c, -E2BIG, "%u tensors, at most %u",
+				    d->num_tensors,
+				    pto_cap(lim->max_tensor_args));
+	if (d->num_scalars > pto_cap(lim->max_scalar_args))
+		return pto_add_fail(c, -E2BIG, "%u scalars, at most %u",
+				    d->num_scalars,
+				    pto_cap(lim->max_scalar_args));
+	if (d->num_deps > pto_cap(lim->max_deps))
+		return pto_add_fail(c, -E2BIG, "%u dependencies, at most %u",
+				    d->num_deps, pto_cap(lim->max_deps));
+	if ((d->num_tensors && !d->tensors) ||
+	    (d->num_scalars && !d->scalars) || (d->num_deps && !d->deps))
+		return pto_add_fail(c, -EINVAL,
+				    "a count is set but its array is NULL");
+	if (pto_add_check_kernel(c, d->kernel_aiv, PTO_CORE_AIV,
+				 "kernel_aiv") ||
+	    pto_add_check_kernel(c, d->kernel_aic, PTO_CORE_AIC, "kernel_aic"))
+		return -EINVAL;
+	return 0;
+}
+
+static uint8_t pto_kernels_arg_use(const struct pto_task_desc *d, uint32_t i)
+{
+	return (d->kernel_aiv ? d->kernel_aiv->arg_use[i] : 0) |
+	       (d->kernel_aic ? d->kernel_aic->arg_use[i] : 0);
+}
+
+static int pto_add_check_dtype(struct pto_add_ctx *c,
+			       const struct pto_kernel *k, uint32_t i,
+			       enum pto_dtype dtype)
+{
+	if (!k || !k->arg_dtype[i] || k->arg_dtype[i] == dtype)
+		return 0;
+	return pto_add_fail(c, -EINVAL,
+			    "tensor %u is %s but the %s kernel uses it as %s",
+			    i, pto_dtype_name(dtype),
+			    k->core_type == PTO_CORE_AIC ? "AIC" : "AIV",
+			    pto_dtype_name(k->arg_dtype[i]));
+}
+
+static int pto_add_tensors(struct pto_add_ctx *c,
+			   struct drm_pto_npu_tensor_arg *args, uint8_t *use)
+{
+	const struct pto_task_desc *d = c->d;
+	char why[160];
+	uint32_t i;
+
+	for (i = 0; i < d->num_tensors; i++) {
+		const struct pto_tensor *t = d->tensors[i];
+
+		if (!t)
+			return pto_add_fail(c, -EINVAL, "tensor %u is NULL", i);
+		if (t->buf->dev != c->g->dev)
+			return pto_add_fail(c, -EINVAL,
+					    "tensor %u lives on another device",
+					    i);
+		if (pto_tensor_arg(t, &args[i], why, sizeof(why)))
+			return pto_add_fail(c, -EINVAL, "tensor %u: %s", i,
+					    why);
+		if (pto_add_check_dtype(c, d->kernel_aiv, i, t->layout.dtype) ||
+		    pto_add_check_dtype(c, d->kernel_aic, i, t->layout.dtype))
+			return -EINVAL;
+		use[i] = pto_kernels_arg_use(d, i);
+	}
+	return 0;
+}
+
+/* Bytes from a tensor argument's offset to one past its last element. */
+static uint64_t pto_arg_extent(const struct drm_pto_npu_tensor_arg *a)
+{
+	uint64_t last = 0;
+	unsigned int i;
+
+	for (i = 0; i < a->ndim; i++)
+		last += (uint64_t)(a->shape[i] - 1) * a->strides[i];
+	return (last + 1) * pto_dtype_size(a->dtype);
+}
+
+/* Byte offset in its buffer of element [row, col] of a tensor's 2-D view. */
+static uint64_t pto_arg_element(const struct drm_pto_npu_tensor_arg *a,
+				uint64_t row, uint64_t col)
+{
+	uint64_t elem = col * a->strides[a->ndim - 1];
+	int i;
+
+	for (i = (int)a->ndim - 2; i >= 0; i--) {
+		elem += (row % a->shape[i]) * a->strides[i];
+		row /= a->shape[i];
+	}
+	return a->offset + elem * pto_dtype_size(a->dtype);
+}
+
+static bool pto_is_dep(const struct pto_task_desc *d, size_t k)
+{
+	uint32_t i;
+
+	for (i = 0; i < d->num_deps; i++)
+		if (d->deps[i] == (int64_t)k)
+			return true;
+	return false;
+}
+
+/*
+ * The device reads the operand when the task's dependencies are done: a
+ * task of the graph that writes it and is not one of them would race.
+ */
+static int pto_add_check_producers(struct pto_add_ctx *c,
+				   const struct drm_pto_npu_tensor_arg *op,
+				   uint64_t at)
+{
+	const struct pto_graph *g = c->g;
+	uint64_t end = at + pto_dtype_size(op->dtype);
+	size_t k;
+	uint32_t j;
+
+	for (k = 0; k < c->idx; k++) {
+		const struct pto_graph_task *t = pto_task(g, k);
+
+		if (pto_is_dep(c->d, k))
+			continue;
+		for (j = 0; j < t->num_tensors; j++) {
+			const struct drm_pto_npu_tensor_arg *w = PTO_VEC_AT(
+				&g->tensors, struct drm_pto_npu_tensor_arg,
+				t->tensor_off + j);
+			const uint8_t *use = PTO_VEC_AT(&g->tensor_use, uint8_t,
+							t->tensor_off + j);
+			char who[96];
+
+			if (!(*use & PTO_ARG_WRITTEN) ||
+			    w->handle != op->handle ||
+			    at >= w->offset + pto_arg_extent(w) ||
+			    end <= w->offset)
+				continue;
+			pto_task_label(who, sizeof(who), k,
+				       pto_task_name(g, t));
+			return pto_add_fail(
+				c, -EINVAL,
+				"the predicate's operand is written by %s (its tensor %u), which is not a dependency",
+				who, j);
+		}
+	}
+	return 0;
+}
+
+static int pto_add_predicate(struct pto_add_ctx *c,
+			     const struct drm_pto_npu_tensor_arg *args,
+			     struct drm_pto_npu_predicate *out)
+{
+	const struct pto_predicate *p = c->d->predicate;
+	const struct drm_pto_npu_tensor_arg *a;
+	uint64_t rows = 1;
+	unsigned int i;
+
+	if (p->tensor >= c->d->num_tensors)
+		return pto_add_fail(c, -EINVAL, "predicate on tensor %u of %u",
+				    p->tensor, c->d->num_tensors);
+	if ((unsigned int)p->op > PTO_CMP_LE)
+		return pto_add_fail(c, -EINVAL,
+				    "unknown predicate comparison %d",
+				    (int)p->op);
+	a = &args[p->tensor];
+	if (!pto_dtype_is_signed_int(a->dtype))
+		return pto_add_fail(
+			c, -EINVAL,
+			"predicate on tensor %u of dtype %s: the operand must be a signed integer",
+			p->tensor, pto_dtype_name(a->dtype));
+	for (i = 0; i + 1 < a->ndim; i++)
+		rows *= a->shape[i];
+	if (p->row >= rows || p->col >= a->shape[a->ndim - 1])
+		return pto_add_fail(
+			c, -EINVAL,
+			"predicate element [%u, %u] outside tensor %u's %llux%u view",
+			p->row, p->col, p->tensor, (unsigned long long)rows,
+			a->shape[a->ndim - 1]);
+	pto_predicate_to_drm(p, out);
+	return pto_add_check_producers(c, a,
+				       pto_arg_element(a, p->row, p->col));
+}
+
+/* Dependencies, each an earlier task, repeats dropped. */
+static int pto_add_deps(struct pto_add_ctx *c, uint32_t *deps, uint32_t *n)
+{
+	const struct pto_task_desc *d = c->d;
+	uint32_t i, j;
+
+	*n = 0;
+	for (i = 0; i < d->num_deps; i++) {
+		int64_t dep = d->deps[i];
+
+		if (dep < 0 || (uint64_t)dep >= c->idx)
+			return pto_add_fail(
+				c, -EINVAL,
+				"dependency %u is %lld: not an earlier task (0..%zu)",
+				i, (long long)dep, c->idx ? c->idx - 1 : 0);
+		for (j = 0; j < *n && deps[j] != dep; j++)
+			;
+		if (j == *n)
+			deps[(*n)++] = (uint32_t)dep;
+	}
+	return 0;
+}
+
+PTO_API int pto_graph_add_task(struct pto_graph *g,
+			       const struct pto_task_desc *desc)
+{
+	struct drm_pto_npu_tensor_arg args[PTO_MAX_ARGS];
+	struct drm_pto_npu_predicate pred;
+	uint8_t use[PTO_MAX_ARGS];
+	uint32_t deps[PTO_MAX_ARGS], ndeps;
+	struct pto_add_ctx c = { .g = g, .d = desc };
+	struct pto_graph_task t = { 0 };
+	size_t name_len = 0;
+	uint32_t records;
+	int ret;
+
+	if (!g)
+		return -EINVAL;
+	g->msg[0] = '\0';
+	c.idx = g->tasks.n;
+	pto_task_label(c.label, sizeof(c.label), c.idx,
+		       desc ? desc->name : NULL);
+	if (!desc)
+		return pto_add_fail(&c, -EINVAL, "no task description");
+	if (c.idx >= INT32_MAX)
+		return pto_add_fail(&c, -E2BIG, "too many tasks");
+
+	ret = pto_add_check_shape(&c);
+	if (!ret)
+		ret = pto_add_tensors(&c, args, use);
+	if (!ret)
+		ret = pto_add_deps(&c, deps, &ndeps);
+	if (!ret && desc->predicate)
+		ret = pto_add_predicate(&c, args, &pred);
+	if (ret)
+		return ret;
+	records = pto_task_records(desc->block_num,
+				   desc->kernel_aiv && desc->kernel_aic);
+	if (g->total_blocks + records > UINT32_MAX)
+		return pto_add_fail(&c, -E2BIG, "too many blocks in the graph");
+
+	if (desc->name)
+		name_len = strlen(desc->name) + 1;
+	ret = pto_vec_reserve(&g->tasks, sizeof(t), 1);
+	if (!ret)
+		ret = pto_vec_reserve(&g->tensors, sizeof(*args),
+				      desc->num_tensors);
+	if (!ret)
+		ret = pto_vec_reserve(&g->tensor_use, 1, desc->num_tensors);
+	if (!ret)
+		ret = pto_vec_reserve(&g->scalars, sizeof(int64_t),
+				      desc->num_scalars);
+	if (!ret)
+		ret = pto_vec_reserve(&g->deps, sizeof(uint32_t), ndeps);
+	if (!ret && desc->predicate)
+		ret = pto_vec_reserve(&g->preds, sizeof(pred), 1);
+	if (!ret)
+		ret = pto_vec_reserve(&g->names, 1, name_len);
+	if (ret)
+		return pto_add_fail(&c, ret, "%s", pto_strerror(ret));
+
+	t = (struct pto_graph_task){
+		.block_off = g->total_blocks,
+		.kernel = { desc->kernel_aiv ? desc->kernel_aiv->handle : 0,
+			    desc->kernel_aic ? desc->kernel_aic->handle : 0 },
+		.flags = desc->flags,
+		.block_num = desc->block_num,
+		.status = PTO_STATUS_PENDING,
+		.num_tensors = (uint8_t)desc->num_tensors,
+		.num_scalars = (uint8_t)desc->num_scalars,
+		.num_deps = (uint8_t)ndeps,
+	};
+	t.tensor_off = pto_vec_append(&g->tensors, sizeof(*args), args,
+				      desc->num_tensors);
+	pto_vec_append(&g->tensor_use, 1, use, desc->num_tensors);
+	t.scalar_off = pto_vec_append(&g->scalars, sizeof(int64_t),
+				      desc->scalars, desc->num_scalars);
+	t.dep_off = pto_vec_append(&g->deps, sizeof(uint32_t), deps, ndeps);
+	if (desc->predicate) {
+		t.flags |= DRM_PTO_NPU_TASK_F_PREDICATE;
+		t.pred = pto_vec_append(&g->preds, sizeof(pred), &pred, 1);
+	}
+	if (name_len)
+		t.name = pto_vec_append(&g->names, 1, desc->name, name_len) + 1;
+	g->total_blocks += records;
+	pto_vec_append(&g->tasks, sizeof(t), &t, 1);
+	return (int)c.idx;
+}
+
+/* ------------------------------------------------------------- running */
+
+/**
+ * struct pto_run - the state of one pto_graph_run()
+ * @g: graph
+ * @q: queue
+ * @seq: this run's number, the upper half of user_data
+ * @next: next task to push
+ * @taken: tasks the device has taken (ids known)
+ * @done: tasks whose last CQE arrived
+ */
+struct pto_run {
+	struct pto_graph *g;
+	struct pto_queue *q;
+	uint32_t seq;
+	size_t next;
+	size_t taken;
+	size_t done;
+};
+
+static int pto_run_push(struct pto_run *r, size_t i)
+{
+	struct pto_graph *g = r->g;
+	const struct pto_graph_task *t = pto_task(g, i);
+	const uint32_t *gdeps = PTO_VEC_AT(&g->deps, uint32_t, t->dep_off);
+	int64_t deps[PTO_MAX_ARGS];
+	struct pto_sqe_parts e = { 0 };
+	uint32_t k;
+
+	for (k = 0; k < t->num_deps; k++) {
+		size_t j = gdeps[k];
+
+		deps[k] = j < r->taken ? (int64_t)pto_task(g, j)->task_id :
+					 -(int64_t)(i - j);
+	}
+	e.hdr = (struct drm_pto_npu_sqe){
+		.user_data = (uint64_t)r->seq << 32 | i,
+		.kernel_aiv = t->kernel[0],
+		.kernel_aic = t->kernel[1],
+		.flags = t->flags,
+		.block_num = t->block_num,
+		.num_tensors = t->num_tensors,
+		.num_scalars = t->num_scalars,
+		.num_deps = t->num_deps,
+	};
+	e.tensors = PTO_VEC_AT(&g->tensors, struct drm_pto_npu_tensor_arg,
+			       t->tensor_off);
+	e.scalars = PTO_VEC_AT(&g->scalars, int64_t, t->scalar_off);
+	e.deps = deps;
+	if (t->flags & DRM_PTO_NPU_TASK_F_PREDICATE)
+		e.pred = PTO_VEC_AT(&g->preds, struct drm_pto_npu_predicate,
+				    t->pred);
+	return pto_sq_push(&r->q->sq, &e);
+}
+
+/* Block order; the AIC record of a mixed task's block before its AIV's. */
+static int pto_block_cmp(const void *x, const void *y)
+{
+	const struct pto_block_info *a = x, *b = y;
+
+	if (a->block != b->block)
+		return (a->block > b->block) - (a->block < b->block);
+	return (a->core_type < b->core_type) - (a->core_type > b->core_type);
+}
+
+static void pto_run_complete(struct pto_run *r,
+			     const struct drm_pto_npu_cqe *cqe)
+{
+	struct pto_graph *g = r->g;
+	struct pto_graph_task *t;
+	struct pto_cqe c;
+	uint64_t idx = cqe->user_data & UINT32_MAX;
+
+	/* Another run's, or not a graph's: not ours to record. */
+	if (cqe->user_data >> 32 != r->seq || idx >= g->tasks.n)
+		return;
+	t = pto_task(g, idx);
+	if (t->status != PTO_STATUS_PENDING)
+		return;
+	pto_cqe_from_drm(&c, cqe);
+	if (t->nblocks <
+	    pto_task_records(t->block_num, t->kernel[0] && t->kernel[1]))
+		g->blocks[t->block_off + t->nblocks++] = c.info;
+	if (!t->task_id)
+		t->task_id = cqe->task_id;
+	if (!(cqe->flags & DRM_PTO_NPU_CQE_F_LAST))
+		return;
+	t->status = cqe->status;
+	t->reason = cqe->reason;
+	t->detail = cqe->detail;
+	if (t->nblocks > 1)
+		qsort(&g->blocks[t->block_off], t->nblocks, sizeof(*g->blocks),
+		      pto_block_cmp);
+	r->done++;
+}
+
+/* Every CQE ready now; returns how many were read. */
+static int pto_run_reap(struct pto_run *r)
+{
+	struct drm_pto_npu_cqe batch[PTO_GRAPH_REAP_BATCH];
+	int total = 0, n, i;
+
+	do {
+		n = pto_cq_reap(&r->q->cq, batch, PTO_GRAPH_REAP_BATCH);
+		if (n < 0)
+			return n;
+		for (i = 0; i < n; i++)
+			pto_run_complete(r, &batch[i]);
+		total += n;
+	} while (n == PTO_GRAPH_REAP_BATCH);
+	return total;
+}
+
+static int pto_run_doorbell(struct pto_run *r)
+{
+	uint32_t consumed = 0, k;
+	uint64_t first = 0;
+	int ret;
+
+	ret = r->q->ops->submit(r->q, 0, 0, &consumed, &first);
+	if (ret)
+		return ret;
+	if (consumed > r->next - r->taken || (consumed && !first))
+		return -EPROTO;
+	for (k = 0; k < consumed; k++)
+		pto_task(r->g, r->taken + k)->task_id = first + k;
+	r->taken += consumed;
+	/*
+	 * The rest may hold relative ids of tasks just taken, and the next
+	 * doorbell's ids need not follow on. Withdraw them: pushed again,
+	 * they name those tasks by absolute id.
+	 */
+	if (r->taken < r->next) {
+		pto_sq_retract(&r->q->sq);
+		r->next = r->taken;
+	}
+	return 0;
+}
+
+static int pto_run_loop(struct pto_run *r, int64_t deadline)
+{
+	size_t n = r->g->tasks.n;
+	int ret;
+
+	for (;;) {
+		uint32_t available, inflight;
+		int64_t now, until;
+		int reaped;
+
+		while (r->next < n) {
+			ret = pto_run_push(r, r->next);
+			if (ret == -EAGAIN)
+				break;
+			if (ret == -E2BIG) {
+				pto_msgf(
+					r->g->msg, sizeof(r->g->msg),
+					"task %zu needs more SQ slots than the queue's %u",
+					r->next, r->q->sq.nslots);
+				return ret;
+			}
+			if (ret)
+				return ret;
+			r->next++;
+		}
+		if (r->taken < r->next) {
+			ret = pto_run_doorbell(r);
+			if (ret)
+				return ret;
+		}
+		reaped = pto_run_reap(r);
+		if (reaped < 0)
+			return reaped;
+		if (r->done == n)
+			return 0;
+		if (reaped)
+			continue;
+
+		now = pto_time_ns();
+		if (now >= deadline)
+			return -ETIME;
+		until = deadline;
+		if (r->taken == r->done && until - now > PTO_GRAPH_BACKOFF_NS)
+			until = now + PTO_GRAPH_BACKOFF_NS;
+		ret = r->q->ops->wait(r->q, until, &available, &inflight);
+		if (ret && ret != -ETIME)
+			return ret;
+	}
+}
+
+static void pto_graph_reset_results(struct pto_graph *g)
+{
+	size_t i;
+
+	for (i = 0; i < g->tasks.n; i++) {
+		struct pto_graph_task *t = pto_task(g, i);
+
+		t->task_id = 0;
+		t->detail = 0;
+		t->nblocks = 0;
+		t->status = PTO_STATUS_PENDING;
+		t->reason = 0;
+	}
+}
+
+static bool pto_status_ok(int status)
+{
+	return status == PTO_STATUS_OK || status == PTO_STATUS_SKIPPED;
+}
+
+PTO_API int pto_graph_run(struct pto_graph *g, struct pto_queue *q,
+			  int64_t timeout_ns)
+{
+	struct pto_run r = { .g = g, .q = q };
+	struct pto_block_info *blocks;
+	int64_t deadline = INT64_MAX;
+	size_t i;
+	int ret;
+
+	if (!g)
+		return -EINVAL;
+	g->msg[0] = '\0';
+	if (!q || q->dev != g->dev) {
+		pto_msgf(g->msg, sizeof(g->msg),
+			 "the queue is not one of the graph's device");
+		return -EINVAL;
+	}
+	if (pto_sq_space(&q->sq) != q->sq.nslots) {
+		pto_msgf(
+			g->msg, sizeof(g->msg),
+			"the queue holds entries not yet taken: ring its doorbell first");
+		return -EBUSY;
+	}
+	blocks = realloc(g->blocks, (g->total_blocks ? g->total_blocks : 1) *
+					    sizeof(*blocks));
+	if (!blocks)
+		return -ENOMEM;
+	g->blocks = blocks;
+	pto_graph_reset_results(g);
+	g->ran = true;
+	r.seq = ++q->run_seq;
+	if (timeout_ns > 0 && timeout_ns < INT64_MAX - pto_time_ns())
+		deadline = pto_time_ns() + timeout_ns;
+
+	ret = pto_run_loop(&r, deadline);
+	if (ret) {
+		/* Nothing may run that this call no longer accounts for. */
+		pto_sq_retract(&q->sq);
+		if (!g->msg[0])
+			pto_msgf(g->msg, sizeof(g->msg),
+				 "%zu of %zu tasks completed, %zu taken: %s",
+				 r.done, g->tasks.n, r.taken,
+				 ret == -ETIME ? "timed out" :
+						 pto_strerror(ret));
+		return ret;
+	}
+	for (i = 0; i < g->tasks.n; i++)
+		if (!pto_status_ok(pto_task(g, i)->status))
+			break;
+	if (i == g->tasks.n)
+		return 0;
+	pto_graph_first_error(g, g->msg, sizeof(g->msg));
+	return -EIO;
+}
+
+/* ------------------------------------------------------------- results */
+
+PTO_API const char *pto_graph_task_name(const struct pto_graph *g,
+					unsigned int idx)
+{
+	if (!g || idx >= g->tasks.n)
+		return "";
+	return pto_task_name(g, pto_task(g, idx));
+}
+
+PTO_API int pto_graph_task_status(const struct pto_graph *g, unsigned int idx,
+				  int *reason, uint64_t *detail)
+{
+	const struct pto_graph_task *t;
+
+	if (reason)
+		*reason = PTO_REASON_NONE;
+	if (detail)
+		*detail = 0;
+	if (!g || idx >= g->tasks.n)
+		return PTO_STATUS_PENDING;
+	t = pto_task(g, idx);
+	if (reason)
+		*reason = t->reason;
+	if (detail)
+		*detail = t->detail;
+	return t->status;
+}
+
+PTO_API uint64_t pto_graph_task_id(const struct pto_graph *g, unsigned int idx)
+{
+	if (!g || idx >= g->tasks.n)
+		return 0;
+	return pto_task(g, idx)->task_id;
+}
+
+PTO_API int pto_graph_task_blocks(const struct pto_graph *g, unsigned int idx,
+				  const struct pto_block_info **blocks,
+				  unsigned int *n)
+{
+	const struct pto_graph_task *t;
+
+	if (!g || idx >= g->tasks.n || !blocks || !n)
+		return -EINVAL;
+	t = pto_task(g, idx);
+	*n = g->ran ? t->nblocks : 0;
+	*blocks = g->ran ? &g->blocks[t->block_off] : NULL;
+	return 0;
+}
+
+/*
+ * The block where the task's status comes from. The last CQE carries the
+ * task's status whichever block it is, so a block that reported it on its
+ * own CQE names the place better.
+ */
+static const struct pto_block_info *
+pto_failing_block(const struct pto_graph *g, const struct pto_graph_task *t)
+{
+	const struct pto_block_info *last = NULL;
+	uint32_t i;
+
+	for (i = 0; i < t->nblocks; i++) {
+		const struct pto_block_info *b = &g->blocks[t->block_off + i];
+
+		if (b->status != t->status)
+			continue;
+		if (!(b->flags & PTO_BLOCK_LAST))
+			return b;
+		last = b;
+	}
+	return last;
+}
+
+static void pto_describe(char *buf, size_t len, const struct pto_graph *g,
+			 const struct pto_graph_task *t)
+{
+	const struct pto_block_info *b = pto_failing_block(g, t);
+	uint64_t detail = b ? b->detail : t->detail;
+	unsigned long long d = (unsigned long long)t->detail;
+
+	switch (t->status) {
+	case PTO_STATUS_PENDING:
+		pto_msgf(buf, len, "did not complete before the run ended");
+		break;
+	case PTO_STATUS_INVALID:
+		pto_msgf(buf, len,
+			 "refused by the device: %s (%s, detail %llu)",
+			 pto_reason_text(t->reason), pto_reason_name(t->reason),
+			 d);
+		break;
+	case PTO_STATUS_GM_FAULT:
+		pto_msgf(buf, len, "GM fault on tensor %u at element %llu",
+			 PTO_GM_FAULT_TENSOR(detail),
+			 (unsigned long long)PTO_GM_FAULT_ELEMENT(detail));
+		break;
+	case PTO_STATUS_TIMEOUT:
+		pto_msgf(buf, len,
+			 "no progress within the device's timeout (%u ms)",
+			 g->dev->limits.timeout_ms);
+		break;
+	case PTO_STATUS_DEP_FAILED:
+		pto_msgf(buf, len, "not run: a dependency failed");
+		break;
+	case PTO_STATUS_CANCELLED:
+		pto_msgf(buf, len, "cancelled before it ran");
+		break;
+	case PTO_STATUS_ARITH_FAULT:
+		pto_msgf(buf, len, "scalar division by zero at insn %llu",
+			 (unsigned long long)detail);
+		break;
+	case PTO_STATUS_LOOP_FAULT:
+		pto_msgf(buf, len, "loop count out of range at insn %llu",
+			 (unsigned long long)detail);
+		break;
+	case PTO_STATUS_BARRIER_FAULT:
+		pto_msgf(
+			buf, len,
+			"hard syncall without every core of its type (507018)");
+		break;
+	case PTO_STATUS_NOMEM:
+		pto_msgf(buf, len, "the device ran out of memory taking it");
+		break;
+	default:
+		pto_msgf(buf, len, "status %s (%d), detail %llu",
+			 pto_status_name(t->status), t->status, d);
+		break;
+	}
+}
+
+PTO_API int pto_graph_first_error(const struct pto_graph *g, char *buf,
+				  size_t len)
+{
+	const struct pto_graph_task *t = NULL;
+	const struct pto_block_info *b;
+	char label[128], what[160];
+	size_t i;
+
+	if (buf && len)
+		buf[0] = '\0';
+	if (!g || !g->ran)
+		return -ENOENT;
+	for (i = 0; i < g->tasks.n; i++) {
+		t = pto_task(g, i);
+		if (!pto_status_ok(t->status))
+			break;
+	}
+	if (i == g->tasks.n)
+		return -ENOENT;
+	if (!buf || !len)
+		return (int)i;
+
+	pto_task_label(label, sizeof(label), i, pto_task_name(g, t));
+	b = pto_failing_block(g, t);
+	if (b && t->block_num > 1 && (b->flags & PTO_BLOCK_RAN))
+		pto_msgf(label + strlen(label), sizeof(label) - strlen(label),
+			 " block %u", b->block);
+	pto_describe(what, sizeof(what), g, t);
+	pto_msgf(buf, len, "%s: %s", label, what);
+	return (int)i;
+}

@@ -1,0 +1,357 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Dispatch queues: one GEM object holding the ring header, the SQ and the
+ * CQ, mapped MAP_SHARED. The ring arithmetic lives in ring.c; here are the
+ * ioctls and the conversion from the public task description.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+
+#include "internal.h"
+
+_Static_assert(PTO_TASK_SYNC_START == DRM_PTO_NPU_TASK_F_SYNC_START,
+	       "public task flags mirror the uapi");
+_Static_assert(PTO_TASK_EARLY_RESOLVE == DRM_PTO_NPU_TASK_F_EARLY_RESOLVE,
+	       "public task flags mirror the uapi");
+_Static_assert(PTO_BLOCK_LAST == DRM_PTO_NPU_CQE_F_LAST &&
+		       PTO_BLOCK_RAN == DRM_PTO_NPU_CQE_F_RAN &&
+		       PTO_BLOCK_STAGED == DRM_PTO_NPU_CQE_F_STAGED,
+	       "public block flags mirror the uapi");
+
+PTO_API int64_t pto_time_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static int pto_queue_ioctl_submit(struct pto_queue *q, uint32_t syncobj,
+				  uint64_t point, uint32_t *consumed,
+				  uint64_t *first_id)
+{
+	struct drm_pto_npu_queue_submit s = {
+		.queue_id = q->id,
+		.syncobj = syncobj,
+		.syncobj_point = point,
+	};
+	int ret;
+
+	ret = pto_ioctl(q->dev->fd, DRM_IOCTL_PTO_NPU_QUEUE_SUBMIT, &s);
+	if (ret)
+		return ret;
+	*consumed = s.consumed;
+	*first_id = s.first_task_id;
+	return 0;
+}
+
+static int pto_queue_ioctl_wait(struct pto_queue *q, int64_t deadline_ns,
+				uint32_t *available, uint32_t *inflight)
+{
+	struct drm_pto_npu_queue_wait w = {
+		.queue_id = q->id,
+		.timeout_ns = deadline_ns,
+	};
+	int ret;
+
+	ret = pto_ioctl(q->dev->fd, DRM_IOCTL_PTO_NPU_QUEUE_WAIT, &w);
+	*available = w.available;
+	*inflight = w.inflight;
+	/* A poll (deadline 0) that finds nothing is a timeout too. */
+	if (!ret && !w.available)
+		ret = -ETIME;
+	return ret;
+}
+
+static const struct pto_queue_ops pto_queue_device_ops = {
+	.submit = pto_queue_ioctl_submit,
+	.wait = pto_queue_ioctl_wait,
+};
+
+static bool pto_is_pow2(uint32_t v)
+{
+	return v && !(v & (v - 1));
+}
+
+/* The layout the device reported must fit in the mapping, and not overlap. */
+int pto_queue_init_rings(struct pto_queue *q, void *map, size_t map_size,
+			 uint32_t sq_offset, uint32_t sq_slots,
+			 uint32_t cq_offset, uint32_t cq_entries)
+{
+	struct drm_pto_npu_ring_header *hdr = map;
+	uint64_t sq_end =
+		sq_offset + (uint64_t)sq_slots * DRM_PTO_NPU_SQ_SLOT_SIZE;
+	uint64_t cq_end =
+		cq_offset + (uint64_t)cq_entries * sizeof(*q->cq.cqes);
+
+	if (!pto_is_pow2(sq_slots) || !pto_is_pow2(cq_entries) ||
+	    sq_offset < sizeof(*hdr) || cq_offset < sizeof(*hdr) ||
+	    sq_offset % DRM_PTO_NPU_SQ_SLOT_SIZE ||
+	    cq_offset % _Alignof(struct drm_pto_npu_cqe) || sq_end > map_size ||
+	    cq_end > map_size || (sq_offset < cq_end && cq_offset < sq_end))
+		return -EPROTO;
+
+	q->map = map;
+	q->map_size = map_size;
+	q->sq = (struct pto_sq){
+		.slots = (uint8_t *)map + sq_offset,
+		.nslots = sq_slots,
+		.head = &hdr->sq_head,
+		.tail = &hdr->sq_tail,
+	};
+	q->cq = (struct pto_cq){
+		.cqes = (struct drm_pto_npu_cqe *)((uint8_t *)map + cq_offset),
+		.nentries = cq_entries,
+		.head = &hdr->cq_head,
+		.tail = &hdr->cq_tail,
+	};
+	return 0;
+}
+
+static int pto_queue_ioctl_destroy(int fd, uint32_t id)
+{
+	struct drm_pto_npu_queue_destroy d = { .queue_id = id };
+
+	return pto_ioctl(fd, DRM_IOCTL_PTO_NPU_QUEUE_DESTROY, &d);
+}
+
+static void pto_queue_close_gem(int fd, uint32_t handle)
+{
+	struct drm_gem_close c = { .handle = handle };
+
+	(void)pto_ioctl(fd, DRM_IOCTL_GEM_CLOSE, &c);
+}
+
+PTO_API int pto_queue_create(struct pto_device *dev, uint32_t sq_slots,
+			     uint32_t cq_entries, struct pto_queue **out)
+{
+	struct drm_pto_npu_queue_create c = {
+		.sq_slots = sq_slots,
+		.cq_entries = cq_entries,
+	};
+	struct pto_queue *q;
+	void *map;
+	int ret;
+
+	if (!out)
+		return -EINVAL;
+	*out = NULL;
+	if (!dev)
+		return -EINVAL;
+	q = calloc(1, sizeof(*q));
+	if (!q)
+		return -ENOMEM;
+
+	ret = pto_ioctl(dev->fd, DRM_IOCTL_PTO_NPU_QUEUE_CREATE, &c);
+	if (ret)
+		goto err_free;
+	q->dev = dev;
+	q->ops = &pto_queue_device_ops;
+	q->id = c.queue_id;
+	q->handle = c.handle;
+	if (!c.ring_size || (size_t)c.ring_size != c.ring_size ||
+	    (off_t)c.mmap_offset < 0 ||
+	    (uint64_t)(off_t)c.mmap_offset != c.mmap_offset) {
+		ret = -EPROTO;
+		goto err_destroy;
+	}
+	map = mmap(NULL, c.ring_size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		   dev->fd, (off_t)c.mmap_offset);
+	if (map == MAP_FAILED) {
+		ret = -errno;
+		goto err_destroy;
+	}
+	ret = pto_queue_init_rings(q, map, c.ring_size, c.sq_offset, c.sq_slots,
+				   c.cq_offset, c.cq_entries);
+	if (ret) {
+		munmap(map, c.ring_size);
+		goto err_destroy;
+	}
+	*out = q;
+	return 0;
+
+err_destroy:
+	pto_queue_ioctl_destroy(dev->fd, q->id);
+	pto_queue_close_gem(dev->fd, q->handle);
+err_free:
+	free(q);
+	return ret;
+}
+
+PTO_API int pto_queue_destroy(struct pto_queue *q)
+{
+	int ret;
+
+	if (!q)
+		return 0;
+	ret = pto_queue_ioctl_destroy(q->dev->fd, q->id);
+	if (ret == -EBUSY)
+		return ret;
+	/* Any other failure leaves nothing a second call could do better. */
+	munmap(q->map, q->map_size);
+	pto_queue_close_gem(q->dev->fd, q->handle);
+	free(q);
+	return ret;
+}
+
+PTO_API uint32_t pto_queue_sq_slots(const struct pto_queue *q)
+{
+	return q->sq.nslots;
+}
+
+PTO_API uint32_t pto_queue_cq_entries(const struct pto_queue *q)
+{
+	return q->cq.nentries;
+}
+
+PTO_API uint32_t pto_task_slots(uint32_t num_tensors, uint32_t num_scalars,
+				uint32_t num_deps, bool predicate)
+{
+	size_t bytes =
+		pto_sqe_bytes(num_tensors, num_scalars, num_deps, predicate);
+
+	return (uint32_t)((bytes + DRM_PTO_NPU_SQ_SLOT_SIZE - 1) /
+			  DRM_PTO_NPU_SQ_SLOT_SIZE);
+}
+
+PTO_API int pto_queue_push_task(struct pto_queue *q,
+				const struct pto_task_desc *desc)
+{
+	struct drm_pto_npu_tensor_arg targs[PTO_MAX_ARGS];
+	struct drm_pto_npu_predicate pred;
+	struct pto_sqe_parts e = { 0 };
+	uint32_t i;
+	int ret;
+
+	if (!q || !desc || (!desc->kernel_aiv && !desc->kernel_aic))
+		return -EINVAL;
+	if ((desc->num_tensors && !desc->tensors) ||
+	    (desc->num_scalars && !desc->scalars) ||
+	    (desc->num_deps && !desc->deps))
+		return -EINVAL;
+	if (desc->num_tensors > PTO_MAX_ARGS ||
+	    desc->num_scalars > PTO_MAX_ARGS || desc->num_deps > PTO_MAX_ARGS)
+		return -E2BIG;
+	if ((desc->kernel_aiv && desc->kernel_aiv->dev != q->dev) ||
+	    (desc->kernel_aic && desc->kernel_aic->dev != q->dev))
+		return -EINVAL;
+	for (i = 0; i < desc->num_deps; i++)
+		if (!desc->deps[i])
+			return -EINVAL;
+	for (i = 0; i < desc->num_tensors; i++) {
+		if (!desc->tensors[i] || desc->tensors[i]->buf->dev != q->dev)
+			return -EINVAL;
+		ret = pto_tensor_arg(desc->tensors[i], &targs[i], NULL, 0);
+		if (ret)
+			return ret;
+	}
+
+	e.hdr = (struct drm_pto_npu_sqe){
+		.user_data = desc->user_data,
+		.kernel_aiv = desc->kernel_aiv ? desc->kernel_aiv->handle : 0,
+		.kernel_aic = desc->kernel_aic ? desc->kernel_aic->handle : 0,
+		.flags = desc->flags,
+		.block_num = desc->block_num,
+		.num_tensors = (uint8_t)desc->num_tensors,
+		.num_scalars = (uint8_t)desc->num_scalars,
+		.num_deps = (uint8_t)desc->num_deps,
+	};
+	e.tensors = targs;
+	e.scalars = desc->scalars;
+	e.deps = desc->deps;
+	if (desc->predicate) {
+		if (desc->predicate->tensor > PTO_MAX_ARGS)
+			return -EINVAL;
+		pto_predicate_to_drm(desc->predicate, &pred);
+		e.hdr.flags |= DRM_PTO_NPU_TASK_F_PREDICATE;
+		e.pred = &pred;
+	}
+	return pto_sq_push(&q->sq, &e);
+}
+
+PTO_API int pto_queue_push_raw(struct pto_queue *q, const void *entry,
+			       size_t size)
+{
+	if (!q || !entry)
+		return -EINVAL;
+	return pto_sq_push_raw(&q->sq, entry, size);
+}
+
+PTO_API int pto_queue_doorbell(struct pto_queue *q, uint32_t syncobj,
+			       uint64_t point, uint32_t *consumed,
+			       uint64_t *first_id)
+{
+	uint32_t n = 0;
+	uint64_t id = 0;
+	int ret;
+
+	if (!q)
+		return -EINVAL;
+	ret = q->ops->submit(q, syncobj, point, &n, &id);
+	if (consumed)
+		*consumed = n;
+	if (first_id)
+		*first_id = id;
+	return ret;
+}
+
+void pto_cqe_from_drm(struct pto_cqe *out, const struct drm_pto_npu_cqe *in)
+{
+	*out = (struct pto_cqe){
+		.user_data = in->user_data,
+		.task_id = in->task_id,
+		.info = {
+			.block = in->block,
+			.status = in->status,
+			.core = in->core,
+			.core_type = in->core_type,
+			.reason = in->reason,
+			.flags = in->flags,
+			.detail = in->detail,
+			.ts_dispatch = in->ts_dispatch,
+			.ts_receive = in->ts_receive,
+			.ts_start = in->ts_start,
+			.ts_end = in->ts_end,
+			.ts_finish = in->ts_finish,
+		},
+	};
+}
+
+PTO_API int pto_queue_reap(struct pto_queue *q, struct pto_cqe *out,
+			   unsigned int max)
+{
+	struct drm_pto_npu_cqe batch[32];
+	unsigned int done = 0;
+
+	if (!q || (max && !out))
+		return -EINVAL;
+	if (max > INT32_MAX)
+		max = INT32_MAX;
+	while (done < max) {
+		unsigned int want = max - done, i;
+		int n;
+
+		if (want > PTO_ARRAY_SIZE(batch))
+			want = PTO_ARRAY_SIZE(batch);
+		n = pto_cq_reap(&q->cq, batch, want);
+		if (n < 0)
+			return done ? (int)done : n;
+		for (i = 0; i < (unsigned int)n; i++)
+			pto_cqe_from_drm(&out[done + i], &batch[i]);
+		done += n;
+		if ((unsigned int)n < want)
+			break;
+	}
+	return (int)done;
+}
+
+PTO_API int pto_queue_wait(struct pto_queue *q, int64_t deadline_ns)
+{
+	uint32_t available, inflight;
+
+	if (!q)
+		return -EINVAL;
+	return q->ops->wait(q, deadline_ns, &available, &inflight);
+}
