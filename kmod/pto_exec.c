@@ -162,6 +162,22 @@ static s64 pto_load_int(const void *p, u8 dtype)
 	}
 }
 
+/**
+ * pto_targ_read - one element of a tensor as a 64-bit integer
+ * @t: the tensor
+ * @row: row, within the view
+ * @col: column, within the view
+ *
+ * Signed dtypes are sign extended, unsigned ones zero extended.
+ *
+ * Return: the value.
+ */
+s64 pto_targ_read(const struct pto_targ *t, u64 row, u64 col)
+{
+	return pto_load_int(t->base + (row * t->row_stride + col * t->col_stride) *
+			    t->esize, t->dtype);
+}
+
 static void pto_store_int(void *p, u8 esize, s64 v)
 {
 	switch (esize) {

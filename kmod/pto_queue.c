@@ -100,6 +100,8 @@ static void pto_fill_cqe(struct drm_pto_npu_cqe *cqe, const struct pto_task *t,
 		cqe->core_type = rec->core_type;
 		if (rec->ran)
 			cqe->flags |= DRM_PTO_NPU_CQE_F_RAN;
+		if (rec->staged)
+			cqe->flags |= DRM_PTO_NPU_CQE_F_STAGED;
 		memcpy(&cqe->ts_dispatch, rec->ts, sizeof(rec->ts));
 	} else {
 		cqe->status = t->status;
@@ -465,6 +467,32 @@ static int pto_resolve_deps(struct pto_task *t, const s64 *raw, s64 *deps)
 }
 
 /*
+ * The operand is one element of a signed integer tensor argument, read
+ * with sign extension when the task becomes ready; unsigned operands are
+ * refused, not compared.
+ */
+static int pto_resolve_predicate(struct pto_task *t,
+				 const struct drm_pto_npu_sqe *e,
+				 const struct drm_pto_npu_predicate *p)
+{
+	const struct pto_targ *ta;
+
+	if (!(e->flags & DRM_PTO_NPU_TASK_F_PREDICATE))
+		return 0;
+	if (p->pad || p->pad2)
+		return pto_refuse(t, DRM_PTO_NPU_REASON_RESERVED, 0);
+	if (p->tensor >= t->num_tensors || p->op > PTO_CMP_LE)
+		return pto_refuse(t, DRM_PTO_NPU_REASON_PREDICATE, 0);
+	ta = &t->targs[p->tensor];
+	if (ta->dtype < PTO_ISA_I8 || ta->dtype > PTO_ISA_I64)
+		return pto_refuse(t, DRM_PTO_NPU_REASON_PREDICATE, 1);
+	if (p->row >= ta->rows || p->col >= ta->cols)
+		return pto_refuse(t, DRM_PTO_NPU_REASON_PREDICATE, 2);
+	t->pred = *p;
+	return 0;
+}
+
+/*
  * Validate one entry (copied out of the ring) into @t. On refusal @t carries
  * the status and reason and the caller still hands it to the scheduler.
  */
@@ -482,11 +510,6 @@ static void pto_task_parse(struct pto_device *pdev, struct drm_file *file,
 		pto_refuse(t, DRM_PTO_NPU_REASON_FLAGS, e->flags);
 		return;
 	}
-	/* Pre-staging and predicates arrive with their own features. */
-	if (e->flags & (DRM_PTO_NPU_TASK_F_EARLY_RESOLVE | DRM_PTO_NPU_TASK_F_PREDICATE)) {
-		pto_refuse(t, DRM_PTO_NPU_REASON_FLAGS, e->flags);
-		return;
-	}
 	if (e->reserved[0] || e->reserved[1] || e->reserved[2] || e->reserved[3]) {
 		pto_refuse(t, DRM_PTO_NPU_REASON_RESERVED, 0);
 		return;
@@ -495,7 +518,8 @@ static void pto_task_parse(struct pto_device *pdev, struct drm_file *file,
 		pto_refuse(t, DRM_PTO_NPU_REASON_COUNTS, 0);
 		return;
 	}
-	if (nslots != pto_sqe_slots(e->num_tensors, e->num_scalars, e->num_deps, false)) {
+	if (nslots != pto_sqe_slots(e->num_tensors, e->num_scalars, e->num_deps,
+				    e->flags & DRM_PTO_NPU_TASK_F_PREDICATE)) {
 		pto_refuse(t, DRM_PTO_NPU_REASON_SLOTS, nslots);
 		return;
 	}
@@ -512,7 +536,8 @@ static void pto_task_parse(struct pto_device *pdev, struct drm_file *file,
 		t->scalars[i] = scalars[i];
 	if (pto_resolve_kernels(pdev, t, e) ||
 	    pto_resolve_tensors(t, file, targs) ||
-	    pto_resolve_deps(t, raw_deps, deps)) {
+	    pto_resolve_deps(t, raw_deps, deps) ||
+	    pto_resolve_predicate(t, e, (const void *)(raw_deps + e->num_deps))) {
 		/* Refused entries have no dependencies to wait for. */
 		t->num_deps = 0;
 		t->block_num = 0;

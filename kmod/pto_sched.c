@@ -63,9 +63,13 @@ static u32 pto_idle_clusters(struct pto_sched *s)
 	return n;
 }
 
+/*
+ * Put a unit in an idle core's running slot. A pre-staged unit waits there,
+ * arguments resolved, until pto_doorbell() releases it.
+ */
 static void pto_core_start(struct pto_sched *s, struct pto_core *core,
 			   struct pto_task *task, u32 unit,
-			   struct pto_core *self)
+			   struct pto_core *self, bool staged)
 {
 	u32 ti = core->type == PTO_CORE_AIC;
 
@@ -74,12 +78,18 @@ static void pto_core_start(struct pto_sched *s, struct pto_core *core,
 	core->run_unit = unit;
 	task->blocks[unit].ts[PTO_TS_DISPATCH] = ktime_get_ns();
 	task->blocks_out++;
+	if (staged) {
+		core->staged = true;
+		task->blocks[unit].staged = true;
+		task->staged_units++;
+		return;
+	}
 	pto_core_kick(s, core, self);
 }
 
 /* A mixed block takes a whole cluster: its AIC and both AIVs. */
 static void pto_place_mix(struct pto_sched *s, struct pto_task *task,
-			  struct pto_core *self)
+			  struct pto_core *self, bool staged)
 {
 	u32 c = pto_idle_cluster(s), b = task->next_block++;
 	struct pto_core *aic = &s->cores[PTO_TASK_AIC][c];
@@ -90,10 +100,10 @@ static void pto_place_mix(struct pto_sched *s, struct pto_task *task,
 
 	set->mem[0] = (u8 *)aiv0->local + task->ring_base;
 	set->mem[1] = (u8 *)aiv1->local + task->ring_base;
-	pto_core_start(s, aic, task, unit, self);
-	pto_core_start(s, aiv0, task, unit + 1, self);
+	pto_core_start(s, aic, task, unit, self, staged);
+	pto_core_start(s, aiv0, task, unit + 1, self, staged);
 	if (task->split == DRM_PTO_NPU_SPLIT_UP_DOWN) {
-		pto_core_start(s, aiv1, task, unit + 2, self);
+		pto_core_start(s, aiv1, task, unit + 2, self, staged);
 	} else {
 		__clear_bit(aiv1->index, s->idle[PTO_TASK_AIV]);
 		aiv0->partner = aiv1;
@@ -101,6 +111,73 @@ static void pto_place_mix(struct pto_sched *s, struct pto_task *task,
 }
 
 static void pto_sched_dispatch(struct pto_sched *s, struct pto_core *self);
+
+/*
+ * allow_early_resolve: a consumer pre-stages once every producer it still
+ * waits for carries the flag and has all its blocks on cores (so staging
+ * can never take a core a producer's later wave needs). It takes idle
+ * cores only, and only when nothing ready of its core type waits for them.
+ * Predicated tasks are never pre-staged: the predicate is read at ready time.
+ */
+static void pto_try_stage(struct pto_sched *s, struct pto_task *c)
+{
+	u32 ti = pto_task_type(c), i;
+
+	if (c->state != PTO_TASK_WAITING || !c->fanin || c->dep_failed ||
+	    c->status != DRM_PTO_NPU_STATUS_OK || c->ctx->dead ||
+	    (c->flags & DRM_PTO_NPU_TASK_F_PREDICATE) ||
+	    c->next_block == c->block_num || !list_empty(&s->ready[ti]))
+		return;
+	for (i = 0; i < c->num_edges; i++) {
+		struct pto_task *p = c->edges[i].producer;
+
+		if (p && (!(p->flags & DRM_PTO_NPU_TASK_F_EARLY_RESOLVE) ||
+			  p->next_block < p->block_num))
+			return;
+	}
+	while (c->next_block < c->block_num) {
+		if (ti == PTO_TASK_MIX) {
+			if (pto_idle_cluster(s) == s->ncores[PTO_TASK_AIC])
+				return;
+			pto_place_mix(s, c, NULL, true);
+			continue;
+		}
+		i = find_first_bit(s->idle[ti], s->ncores[ti]);
+		if (i == s->ncores[ti])
+			return;
+		pto_core_start(s, &s->cores[ti][i], c, c->next_block++, NULL,
+			       true);
+	}
+}
+
+/*
+ * Ring the doorbells of a task's pre-staged cores: they start at once, no
+ * dispatch loop. The calling worker runs one of them itself (@adopt) when
+ * it can, so the first consumer unit starts without even a wake-up.
+ */
+static void pto_doorbell(struct pto_sched *s, struct pto_task *task,
+			 struct pto_core **adopt)
+{
+	u32 ti, i;
+
+	for (ti = 0; ti < 2 && task->staged_units; ti++) {
+		for (i = 0; i < s->ncores[ti] && task->staged_units; i++) {
+			struct pto_core *core = &s->cores[ti][i];
+
+			if (!core->staged || core->run_task != task)
+				continue;
+			core->staged = false;
+			task->staged_units--;
+			task->blocks[core->run_unit].ts[PTO_TS_DISPATCH] = ktime_get_ns();
+			if (adopt && !*adopt && !core->in_worker) {
+				core->in_worker = true;
+				*adopt = core;
+			} else {
+				pto_core_kick(s, core, NULL);
+			}
+		}
+	}
+}
 
 static void pto_place(struct pto_sched *s, struct pto_task *task,
 		      struct pto_core *self)
@@ -110,18 +187,19 @@ static void pto_place(struct pto_sched *s, struct pto_task *task,
 	u32 block;
 
 	if (ti == PTO_TASK_MIX) {
-		pto_place_mix(s, task, self);
+		pto_place_mix(s, task, self, false);
 		goto placed;
 	}
 	n = s->ncores[ti];
 	i = find_first_bit(s->idle[ti], n);
 	if (i < n) {
 		pto_core_start(s, &s->cores[ti][i], task, task->next_block++,
-			       self);
+			       self, false);
 	} else {
+		/* Staged cores are not preloaded: their unit waits on others. */
 		for (i = 0; i < n; i++) {
 			core = &s->cores[ti][i];
-			if (!core->pend_task)
+			if (!core->pend_task && !core->staged)
 				break;
 		}
 		if (WARN_ON_ONCE(i == n))
@@ -134,8 +212,13 @@ static void pto_place(struct pto_sched *s, struct pto_task *task,
 	}
 placed:
 	if (task->next_block == task->block_num) {
+		struct pto_edge *e;
+
 		list_del_init(&task->ready_link);
 		task->state = PTO_TASK_PLACED;
+		/* Its consumers may now pre-stage. */
+		list_for_each_entry(e, &task->fanout, link)
+			pto_try_stage(s, e->consumer);
 	}
 }
 
@@ -155,13 +238,14 @@ static bool pto_has_slot(struct pto_sched *s, const struct pto_task *task)
 	if (find_first_bit(s->idle[ti], n) < n)
 		return true;
 	for (i = 0; i < n; i++)
-		if (!s->cores[ti][i].pend_task)
+		if (!s->cores[ti][i].pend_task && !s->cores[ti][i].staged)
 			return true;
 	return false;
 }
 
 static void pto_complete(struct pto_sched *s, struct pto_task *first,
-			 struct list_head *freeable);
+			 struct list_head *freeable, struct pto_core **adopt);
+static void pto_try_stage(struct pto_sched *s, struct pto_task *c);
 
 /* A task stopped before all its blocks were placed. */
 static void pto_unplace_rest(struct pto_task *task)
@@ -195,16 +279,42 @@ static void pto_sched_dispatch(struct pto_sched *s, struct pto_core *self)
 	}
 }
 
+/* The dispatch predicate, read now that every producer has written it. */
+static bool pto_predicate_true(const struct pto_task *task)
+{
+	const struct drm_pto_npu_predicate *p = &task->pred;
+
+	return pto_cmp_eval(p->op, pto_targ_read(&task->targs[p->tensor],
+						 p->row, p->col),
+			    p->literal);
+}
+
 static void pto_make_ready(struct pto_sched *s, struct pto_task *task,
-			   struct list_head *work)
+			   struct list_head *work, struct pto_core **adopt)
 {
 	if (task->ctx->dead && task->status == DRM_PTO_NPU_STATUS_OK)
 		task->status = DRM_PTO_NPU_STATUS_CANCELLED;
 	else if (task->dep_failed && task->status == DRM_PTO_NPU_STATUS_OK)
 		task->status = DRM_PTO_NPU_STATUS_DEP_FAILED;
+	else if ((task->flags & DRM_PTO_NPU_TASK_F_PREDICATE) &&
+		 task->status == DRM_PTO_NPU_STATUS_OK && !pto_predicate_true(task))
+		/* Retired inline as a dummy: never reaches a core. */
+		task->status = DRM_PTO_NPU_STATUS_SKIPPED;
 	if (task->status != DRM_PTO_NPU_STATUS_OK) {
+		if (task->blocks_out) {
+			/* Staged units run cancelled; the last one completes it. */
+			atomic_set(&task->cancel, 1);
+			task->state = PTO_TASK_PLACED;
+			pto_doorbell(s, task, NULL);
+			return;
+		}
 		/* Never runs: retire it through the completion loop. */
 		list_add_tail(&task->ready_link, work);
+		return;
+	}
+	pto_doorbell(s, task, adopt);
+	if (task->next_block == task->block_num) {
+		task->state = PTO_TASK_PLACED;
 		return;
 	}
 	task->state = PTO_TASK_READY;
@@ -235,7 +345,7 @@ static void pto_remember_failed(struct pto_file *ctx, struct pto_task *task)
  * because a producer failed (no recursion: chains can be 10^4 long).
  */
 static void pto_complete(struct pto_sched *s, struct pto_task *first,
-			 struct list_head *freeable)
+			 struct list_head *freeable, struct pto_core **adopt)
 {
 	LIST_HEAD(work);
 
@@ -245,7 +355,9 @@ static void pto_complete(struct pto_sched *s, struct pto_task *first,
 		struct pto_task *task = list_first_entry(&work, struct pto_task,
 							 ready_link);
 		struct pto_file *ctx = task->ctx;
-		bool failed = task->status != DRM_PTO_NPU_STATUS_OK;
+		/* A skipped task releases its consumers as if it had run. */
+		bool failed = task->status != DRM_PTO_NPU_STATUS_OK &&
+			      task->status != DRM_PTO_NPU_STATUS_SKIPPED;
 		struct pto_edge *e;
 
 		list_del_init(&task->ready_link);
@@ -259,10 +371,13 @@ static void pto_complete(struct pto_sched *s, struct pto_task *first,
 		list_for_each_entry(e, &task->fanout, link) {
 			struct pto_task *c = e->consumer;
 
+			e->producer = NULL;
 			if (failed)
 				c->dep_failed = true;
 			if (!--c->fanin)
-				pto_make_ready(s, c, &work);
+				pto_make_ready(s, c, &work, adopt);
+			else
+				pto_try_stage(s, c);
 		}
 		INIT_LIST_HEAD(&task->fanout);
 		pto_batch_retire(task->batch, failed);
@@ -273,7 +388,7 @@ static void pto_complete(struct pto_sched *s, struct pto_task *first,
 static void pto_block_done(struct pto_sched *s, struct pto_core *core,
 			   struct pto_task *task,
 			   const struct pto_exec_result *res,
-			   struct list_head *freeable)
+			   struct list_head *freeable, struct pto_core **adopt)
 {
 	u32 ti = core->type == PTO_CORE_AIC;
 
@@ -300,7 +415,7 @@ static void pto_block_done(struct pto_sched *s, struct pto_core *core,
 	}
 
 	if (!task->blocks_out && task->state == PTO_TASK_PLACED)
-		pto_complete(s, task, freeable);
+		pto_complete(s, task, freeable, adopt);
 	pto_sched_dispatch(s, core);
 }
 
@@ -328,11 +443,14 @@ static void pto_core_work(struct work_struct *w)
 {
 	struct pto_core *core = container_of(w, struct pto_core, work);
 	struct pto_sched *s = core->pdev->sched;
+	struct pto_core *adopt = NULL;
 	LIST_HEAD(freeable);
 
 	spin_lock(&s->lock);
 	core->in_worker = true;
-	while (core->run_task) {
+next_core:
+	/* A staged unit in our own slot waits for its doorbell like any other. */
+	while (core->run_task && !core->staged) {
 		struct pto_task *task = core->run_task;
 		u32 unit = core->run_unit;
 		struct pto_block_rec *rec = &task->blocks[unit];
@@ -360,9 +478,15 @@ static void pto_core_work(struct work_struct *w)
 
 		spin_lock(&s->lock);
 		rec->ts[PTO_TS_FINISH] = ktime_get_ns();
-		pto_block_done(s, core, task, &res, &freeable);
+		pto_block_done(s, core, task, &res, &freeable, &adopt);
 	}
 	core->in_worker = false;
+	if (adopt) {
+		/* A pre-staged core released by our completion: run it here. */
+		core = adopt;
+		adopt = NULL;
+		goto next_core;
+	}
 	spin_unlock(&s->lock);
 	pto_tasks_free_list(&freeable);
 }
@@ -392,20 +516,24 @@ void pto_sched_add(struct pto_device *pdev, struct pto_task *task,
 			struct pto_edge *e = &task->edges[n++];
 
 			e->consumer = task;
+			e->producer = p;
 			list_add_tail(&e->link, &p->fanout);
 			task->fanin++;
 		} else if (xa_is_value(xa_load(&ctx->failed, deps[i]))) {
 			task->dep_failed = true;
 		}
 	}
+	task->num_edges = n;
 	if (!task->fanin) {
-		pto_make_ready(s, task, &work);
+		pto_make_ready(s, task, &work, NULL);
 		if (!list_empty(&work)) {
 			list_del_init(&task->ready_link);
-			pto_complete(s, task, freeable);
+			pto_complete(s, task, freeable, NULL);
 		} else {
 			pto_sched_dispatch(s, NULL);
 		}
+	} else {
+		pto_try_stage(s, task);
 	}
 	spin_unlock(&s->lock);
 }
@@ -430,6 +558,7 @@ void pto_sched_cancel_ctx(struct pto_file *ctx)
 	list_for_each_entry(task, &ctx->live, ctx_link) {
 		atomic_set(&task->cancel, 1);
 		wake_up_all(&task->xwait);
+		pto_doorbell(s, task, NULL);
 		if (task->state == PTO_TASK_READY) {
 			list_del_init(&task->ready_link);
 			task->state = PTO_TASK_PLACED;
@@ -441,7 +570,7 @@ void pto_sched_cancel_ctx(struct pto_file *ctx)
 		list_del_init(&task->held_link);
 		if (task->status == DRM_PTO_NPU_STATUS_OK)
 			task->status = DRM_PTO_NPU_STATUS_CANCELLED;
-		pto_complete(s, task, &freeable);
+		pto_complete(s, task, &freeable, NULL);
 	}
 	spin_unlock(&s->lock);
 	pto_tasks_free_list(&freeable);

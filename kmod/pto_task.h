@@ -145,6 +145,7 @@ enum pto_ts {
  * @core: core index among its type
  * @core_type: enum pto_core_type, 0 if it was never placed
  * @ran: the kernel ran (not cancelled before it started)
+ * @staged: the unit was pre-staged (early resolve)
  */
 struct pto_block_rec {
 	u64 ts[PTO_TS_COUNT];
@@ -153,16 +154,19 @@ struct pto_block_rec {
 	u16 core;
 	u8 core_type;
 	bool ran;
+	bool staged;
 };
 
 /**
  * struct pto_edge - "consumer depends on producer"
  * @link: in the producer's fanout list
  * @consumer: the dependent task
+ * @producer: the task depended on; NULL once it has completed
  */
 struct pto_edge {
 	struct list_head link;
 	struct pto_task *consumer;
+	struct pto_task *producer;
 };
 
 /**
@@ -262,6 +266,9 @@ enum pto_task_state {
  * @rings: per-block ring sets (mixed tasks)
  * @xlock: ring indices
  * @xwait: ring waiters
+ * @num_edges: edges linked into producers' fanout lists
+ * @staged_units: units pre-staged on cores, waiting for their doorbell
+ * @pred: the dispatch predicate (DRM_PTO_NPU_TASK_F_PREDICATE)
  */
 struct pto_task {
 	struct pto_file *ctx;
@@ -300,6 +307,9 @@ struct pto_task {
 	struct pto_xring_set *rings;
 	spinlock_t xlock;	/* see above */
 	wait_queue_head_t xwait;
+	u32 num_edges;
+	u32 staged_units;
+	struct drm_pto_npu_predicate pred;
 };
 
 /**
@@ -317,6 +327,7 @@ struct pto_task {
  * @in_worker: the core's work item is executing (sched_lock)
  * @partner: the AIV this core's mixed block keeps reserved (split NONE)
  * @owner: uid of the context whose data the local memory may hold
+ * @staged: the running slot holds a pre-staged unit waiting for its doorbell
  */
 struct pto_core {
 	struct pto_device *pdev;
@@ -332,6 +343,7 @@ struct pto_core {
 	bool in_worker;
 	struct pto_core *partner;
 	u64 owner;
+	bool staged;
 };
 
 /**
@@ -417,6 +429,7 @@ struct pto_exec_result {
 };
 
 bool pto_cmp_eval(u32 op, s64 a, s64 b);
+s64 pto_targ_read(const struct pto_targ *t, u64 row, u64 col);
 void pto_exec_block(struct pto_core *core, struct pto_task *task, u32 unit,
 		    struct pto_exec_result *res);
 int pto_targ_resolve(const struct drm_pto_npu_tensor_arg *arg, u64 bo_size,
