@@ -548,6 +548,22 @@ static bool pto_gm_scalar(struct pto_run *r, const struct pto_insn *in)
 	return true;
 }
 
+static bool pto_syncall(struct pto_run *r, const struct pto_insn *in, u32 pc)
+{
+	s32 st;
+
+	if (in->mode == PTO_SYNC_HARD) {
+		st = pto_barrier_hard(r->task, r->deadline);
+	} else {
+		u8 *p = pto_gm_elem(r, in->imm, 0, 0);
+
+		if (!p)
+			return false;
+		st = pto_barrier_soft(r->task, (s32 *)p, r->s[in->a], r->deadline);
+	}
+	return st == DRM_PTO_NPU_STATUS_OK ? true : pto_fault(r, st, pc);
+}
+
 static bool pto_loop_enter(struct pto_run *r, const struct pto_insn *in,
 			   u32 pc, u32 *next)
 {
@@ -637,6 +653,9 @@ static void pto_run_program(struct pto_run *r)
 		case PTO_OP_GST:
 		case PTO_OP_ATOMIC_ADD:
 			ok = pto_gm_scalar(r, in);
+			break;
+		case PTO_OP_SYNCALL:
+			ok = pto_syncall(r, in, pc);
 			break;
 		case PTO_OP_FENCE:
 			/* This core's GM writes before anything it does next. */

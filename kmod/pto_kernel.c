@@ -209,6 +209,8 @@ static u32 pto_sreg_fields(const struct pto_insn *in)
 	case PTO_OP_TFILL:
 	case PTO_OP_TBINS:
 		return imm ? 0 : R_B;
+	case PTO_OP_SYNCALL:
+		return in->mode == PTO_SYNC_SOFT ? R_A : 0;
 	}
 	return 0;
 }
@@ -266,6 +268,7 @@ static bool pto_uses_imm(const struct pto_insn *in)
 	case PTO_OP_ATOMIC_ADD:
 	case PTO_OP_TLOAD:
 	case PTO_OP_TSTORE:
+	case PTO_OP_SYNCALL:
 		return true;
 	case PTO_OP_ALU:
 	case PTO_OP_CMP:
@@ -294,6 +297,8 @@ static u32 pto_num_modes(u8 op)
 		return PTO_TUNARY_ABS + 1;
 	case PTO_OP_TROWRED:
 		return PTO_ROWRED_MAX + 1;
+	case PTO_OP_SYNCALL:
+		return PTO_SYNC_SOFT + 1;
 	}
 	return 0;
 }
@@ -303,12 +308,7 @@ static bool pto_op_known(u8 op)
 	return op <= PTO_OP_ENDLOOP ||
 	       (op >= PTO_OP_GLD && op <= PTO_OP_CACHEINVALID) ||
 	       (op >= PTO_OP_TLOAD && op <= PTO_OP_MATMUL) ||
-	       op == PTO_OP_PUSH || op == PTO_OP_POP;
-}
-
-static bool pto_op_reserved(u8 op)
-{
-	return op == PTO_OP_SYNCALL;
+	       op == PTO_OP_PUSH || op == PTO_OP_POP || op == PTO_OP_SYNCALL;
 }
 
 /* Every PUSH (or every POP) of a kernel moves one tile shape: the slot. */
@@ -344,6 +344,29 @@ static int pto_use_arg(struct pto_vctx *v, u32 pc, s64 idx, u8 dtype)
 				 "tensor argument %lld used as dtype %u and %u",
 				 idx, k->arg_dtype[idx], dtype);
 	k->arg_dtype[idx] = dtype;
+	return 0;
+}
+
+/*
+ * HARD: the barrier's core type must include this kernel's core type, and
+ * one kernel uses one type. SOFT: the workspace is an int32 tensor.
+ */
+static int pto_verify_syncall(struct pto_vctx *v, u32 pc,
+			      const struct pto_insn *in)
+{
+	struct pto_kernel *k = v->k;
+
+	if (in->mode == PTO_SYNC_SOFT)
+		return pto_use_arg(v, pc, in->imm, PTO_ISA_I32);
+	if (in->imm != PTO_SYNC_MIX &&
+	    in->imm != (v->core_type == PTO_CORE_AIV ? PTO_SYNC_AIV : PTO_SYNC_AIC))
+		return pto_vfail(v, pc, DRM_PTO_NPU_VERIFY_CORE_TYPE,
+				 "HARD syncall of type %lld on a %s kernel", in->imm,
+				 v->core_type == PTO_CORE_AIV ? "AIV" : "AIC");
+	if (k->hard_sync && k->hard_sync != in->imm)
+		return pto_vfail(v, pc, DRM_PTO_NPU_VERIFY_BAD_MODE,
+				 "HARD syncalls of two core types in one kernel");
+	k->hard_sync = in->imm;
 	return 0;
 }
 
@@ -450,10 +473,6 @@ static int pto_verify_insn(struct pto_vctx *v, u32 pc)
 	const u8 regs[4] = { in->dst, in->a, in->b, in->c };
 	u32 sfields, tfields, modes, f;
 
-	if (pto_op_reserved(in->op))
-		return pto_vfail(v, pc, DRM_PTO_NPU_VERIFY_RESERVED_OPCODE,
-				 "opcode 0x%02x is reserved for a later feature",
-				 in->op);
 	if (!pto_op_known(in->op))
 		return pto_vfail(v, pc, DRM_PTO_NPU_VERIFY_BAD_OPCODE,
 				 "unknown opcode 0x%02x", in->op);
@@ -507,6 +526,8 @@ static int pto_verify_insn(struct pto_vctx *v, u32 pc)
 		return pto_use_arg(v, pc, in->imm, 0);
 	case PTO_OP_ATOMIC_ADD:
 		return pto_use_arg(v, pc, in->imm, PTO_ISA_I32);
+	case PTO_OP_SYNCALL:
+		return pto_verify_syncall(v, pc, in);
 	case PTO_OP_LOOP:
 		if ((in->flags & PTO_INSN_F_IMM) &&
 		    (in->imm < 0 || in->imm > PTO_MAX_LOOP_COUNT))

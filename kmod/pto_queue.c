@@ -366,6 +366,37 @@ static int pto_resolve_ring(struct pto_device *pdev, struct pto_task *t,
 	return 0;
 }
 
+/*
+ * HardSyncallOccupancy: a HARD syncall launch is sync_start and has exactly
+ * one block per core of the barrier's type (per cluster for AIC and MIX),
+ * and the barrier type is the task's own shape.
+ */
+static int pto_resolve_hard_sync(struct pto_task *t,
+				 const struct drm_pto_npu_sqe *e, bool mix,
+				 u32 holds)
+{
+	u8 want = mix ? PTO_SYNC_MIX : e->kernel_aiv ? PTO_SYNC_AIV : PTO_SYNC_AIC;
+	u32 ti;
+	bool hard = false;
+
+	for (ti = 0; ti < 2; ti++) {
+		if (!t->kern[ti] || !t->kern[ti]->hard_sync)
+			continue;
+		hard = true;
+		if (t->kern[ti]->hard_sync != want)
+			return pto_refuse(t, DRM_PTO_NPU_REASON_SYNCALL, holds);
+	}
+	if (!hard)
+		return 0;
+	if (!(e->flags & DRM_PTO_NPU_TASK_F_SYNC_START) || e->block_num != holds)
+		return pto_refuse(t, DRM_PTO_NPU_REASON_SYNCALL, holds);
+	/* Every unit meets: both kernels of a mixed task carry the barrier. */
+	if (mix && (!t->kern[0]->hard_sync || !t->kern[1]->hard_sync))
+		return pto_refuse(t, DRM_PTO_NPU_REASON_SYNCALL, holds);
+	t->bar_parties = e->block_num * t->nparts;
+	return 0;
+}
+
 static int pto_resolve_kernels(struct pto_device *pdev, struct pto_task *t,
 			       const struct drm_pto_npu_sqe *e)
 {
@@ -400,7 +431,7 @@ static int pto_resolve_kernels(struct pto_device *pdev, struct pto_task *t,
 	holds = pdev->sched->ncores[mix ? PTO_TASK_AIC : e->kernel_aiv ? 0 : 1];
 	if ((e->flags & DRM_PTO_NPU_TASK_F_SYNC_START) && e->block_num > holds)
 		return pto_refuse(t, DRM_PTO_NPU_REASON_SYNC_START, holds);
-	return 0;
+	return pto_resolve_hard_sync(t, e, mix, holds);
 }
 
 /* The dtype every kernel of the task uses tensor @i as, 0 for any. */

@@ -473,6 +473,8 @@ next_core:
 			pto_ring_side_done(task, unit / task->nparts,
 					   core->type == PTO_CORE_AIC,
 					   unit % task->nparts - 1);
+		if (task->bar_parties)
+			pto_barrier_exit(task);
 		rec->status = res.status;
 		rec->detail = res.detail;
 

@@ -89,6 +89,7 @@ struct pto_ring_use {
  * @ub_used: bytes of UB the tiles take (AIV); the ring goes after them
  * @push: tile shape of every PUSH (cross-core ring), if any
  * @pop: tile shape of every POP, if any
+ * @hard_sync: enum pto_sync_type of its HARD syncalls, 0 if none
  */
 struct pto_kernel {
 	struct kref ref;
@@ -104,6 +105,7 @@ struct pto_kernel {
 	u32 ub_used;
 	struct pto_ring_use push;
 	struct pto_ring_use pop;
+	u8 hard_sync;
 };
 
 /**
@@ -269,6 +271,10 @@ enum pto_task_state {
  * @num_edges: edges linked into producers' fanout lists
  * @staged_units: units pre-staged on cores, waiting for their doorbell
  * @pred: the dispatch predicate (DRM_PTO_NPU_TASK_F_PREDICATE)
+ * @bar_parties: units meeting at the HARD barrier (0: no HARD syncall)
+ * @bar_arrived: units waiting at the current round (xlock)
+ * @bar_round: completed rounds (xlock)
+ * @bar_exited: units that have ended (xlock)
  */
 struct pto_task {
 	struct pto_file *ctx;
@@ -310,6 +316,10 @@ struct pto_task {
 	u32 num_edges;
 	u32 staged_units;
 	struct drm_pto_npu_predicate pred;
+	u32 bar_parties;
+	u32 bar_arrived;
+	u32 bar_round;
+	u32 bar_exited;
 };
 
 /**
@@ -443,6 +453,12 @@ int pto_xring_try_pop(struct pto_xring_set *set, bool to_aic, u32 part,
 s32 pto_ring_op(struct pto_task *task, u32 block, bool aic, u32 part,
 		bool push, u8 *tile, u32 rows, u32 row_bytes, u64 deadline);
 void pto_ring_side_done(struct pto_task *task, u32 block, bool aic, u32 part);
+
+/* pto_barrier.c */
+s32 pto_barrier_hard(struct pto_task *task, u64 deadline);
+s32 pto_barrier_soft(struct pto_task *task, s32 *counter, s64 used,
+		     u64 deadline);
+void pto_barrier_exit(struct pto_task *task);
 
 /* pto_sched.c */
 int pto_sched_init(struct pto_device *pdev);

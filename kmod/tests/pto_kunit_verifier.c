@@ -598,19 +598,32 @@ static void pto_verify_bad_opcode_last(struct kunit *test)
 }
 
 /* SYNCALL only: PUSH and POP (0x31, 0x32) are implemented (mixed tasks). */
-static void pto_verify_reserved_opcode(struct kunit *test)
+static void pto_verify_syncall_rules(struct kunit *test)
 {
-	static const struct pto_insn in = { .op = PTO_OP_SYNCALL };
+	static const struct pto_insn aic_on_aiv = {
+		.op = PTO_OP_SYNCALL, .mode = PTO_SYNC_HARD, .imm = PTO_SYNC_AIC };
+	static const struct pto_insn aiv_on_aic = {
+		.op = PTO_OP_SYNCALL, .mode = PTO_SYNC_HARD, .imm = PTO_SYNC_AIV };
+	static const struct pto_insn bad_mode = {
+		.op = PTO_OP_SYNCALL, .mode = 2, .imm = PTO_SYNC_AIV };
+	static const struct pto_insn soft_arg = {
+		.op = PTO_OP_SYNCALL, .mode = PTO_SYNC_SOFT, .a = 40, .imm = 0 };
 	struct pto_vres *r;
 
-	r = pto_vrun1(test, PTO_CORE_AIV, &in, pto_aiv_tiles,
+	r = pto_vrun1(test, PTO_CORE_AIV, &aic_on_aiv, pto_aiv_tiles,
 		      ARRAY_SIZE(pto_aiv_tiles));
-	pto_vexpect(test, r, DRM_PTO_NPU_VERIFY_RESERVED_OPCODE, 0,
-		    "opcode 0x30 is reserved for a later feature");
-	r = pto_vrun1(test, PTO_CORE_AIC, &in, pto_aic_tiles,
+	pto_vexpect(test, r, DRM_PTO_NPU_VERIFY_CORE_TYPE, 0,
+		    "HARD syncall of type 2 on a AIV kernel");
+	r = pto_vrun1(test, PTO_CORE_AIC, &aiv_on_aic, pto_aic_tiles,
 		      ARRAY_SIZE(pto_aic_tiles));
-	pto_vexpect(test, r, DRM_PTO_NPU_VERIFY_RESERVED_OPCODE, 0,
-		    "opcode 0x30 is reserved for a later feature");
+	pto_vexpect(test, r, DRM_PTO_NPU_VERIFY_CORE_TYPE, 0,
+		    "HARD syncall of type 1 on a AIC kernel");
+	r = pto_vrun1(test, PTO_CORE_AIV, &bad_mode, pto_aiv_tiles,
+		      ARRAY_SIZE(pto_aiv_tiles));
+	pto_vexpect(test, r, DRM_PTO_NPU_VERIFY_BAD_MODE, 0, "mode 2 not valid");
+	r = pto_vrun1(test, PTO_CORE_AIV, &soft_arg, pto_aiv_tiles,
+		      ARRAY_SIZE(pto_aiv_tiles));
+	pto_vexpect(test, r, DRM_PTO_NPU_VERIFY_BAD_REG, 0, "scalar register s40");
 }
 
 static void pto_verify_bad_flags(struct kunit *test)
@@ -1758,7 +1771,7 @@ static struct kunit_case pto_verifier_cases[] = {
 	KUNIT_CASE(pto_verify_tile_offsets_aligned),
 	KUNIT_CASE(pto_verify_bad_opcode),
 	KUNIT_CASE(pto_verify_bad_opcode_last),
-	KUNIT_CASE(pto_verify_reserved_opcode),
+	KUNIT_CASE(pto_verify_syncall_rules),
 	KUNIT_CASE(pto_verify_bad_flags),
 	KUNIT_CASE(pto_verify_bad_mode),
 	KUNIT_CASE(pto_verify_bad_scalar_reg),

@@ -466,7 +466,11 @@ enum drm_pto_npu_status {
 	DRM_PTO_NPU_STATUS_LOOP_FAULT = 7,
 	/** @DRM_PTO_NPU_STATUS_SKIPPED: predicate false, retired without running. */
 	DRM_PTO_NPU_STATUS_SKIPPED = 8,
-	/** @DRM_PTO_NPU_STATUS_BARRIER_FAULT: partial HARD syncall (hardware 507018). */
+	/**
+	 * @DRM_PTO_NPU_STATUS_BARRIER_FAULT: a HARD syncall that can never
+	 * complete (a participant ended without arriving): the virtual
+	 * device's equivalent of the hardware's 507018, without the hang.
+	 */
 	DRM_PTO_NPU_STATUS_BARRIER_FAULT = 9,
 	/** @DRM_PTO_NPU_STATUS_NOMEM: out of kernel memory taking the entry. */
 	DRM_PTO_NPU_STATUS_NOMEM = 10,
@@ -526,6 +530,13 @@ enum drm_pto_npu_reason {
 	 * tiles exceed the AIV UB; detail = the largest slot_num that fits.
 	 */
 	DRM_PTO_NPU_REASON_SLOT_BUDGET = 17,
+	/**
+	 * @DRM_PTO_NPU_REASON_SYNCALL: a HARD syncall launch that does not
+	 * occupy every core of its type (the HardSyncallOccupancy rule): not
+	 * sync_start, too few or too many blocks, or a barrier core type that
+	 * does not match the task; detail = the block count it needs.
+	 */
+	DRM_PTO_NPU_REASON_SYNCALL = 18,
 };
 
 /* CQE flags, &drm_pto_npu_cqe.flags. */

@@ -191,7 +191,13 @@ enum pto_opcode {
 	 */
 	PTO_OP_MATMUL = 0x29,
 
-	/** @PTO_OP_SYNCALL: reserved: in-kernel barrier (refused until it lands). */
+	/**
+	 * @PTO_OP_SYNCALL: barrier across the blocks of one launch.
+	 * mode PTO_SYNC_HARD: imm = &enum pto_sync_type; the launch must be
+	 * sync_start and occupy every core of that type.
+	 * mode PTO_SYNC_SOFT: imm = tensor argument of an exclusive,
+	 * zero-initialised int32 workspace (16 elements), s[a] = used_cores.
+	 */
 	PTO_OP_SYNCALL = 0x30,
 	/**
 	 * @PTO_OP_PUSH: push t[a] into the cross-core ring of a mixed task
@@ -205,6 +211,24 @@ enum pto_opcode {
 	 * waits for a filled slot, then frees it.
 	 */
 	PTO_OP_POP = 0x32,
+};
+
+/** enum pto_sync_mode - PTO_OP_SYNCALL modes */
+enum pto_sync_mode {
+	/** @PTO_SYNC_HARD: FFTS hardware barrier emulation, full occupancy. */
+	PTO_SYNC_HARD = 0,
+	/** @PTO_SYNC_SOFT: GM counter barrier, any occupancy. */
+	PTO_SYNC_SOFT = 1,
+};
+
+/** enum pto_sync_type - participants of a HARD syncall */
+enum pto_sync_type {
+	/** @PTO_SYNC_AIV: every AIV core (an AIV launch). */
+	PTO_SYNC_AIV = 1,
+	/** @PTO_SYNC_AIC: every AIC core (an AIC launch). */
+	PTO_SYNC_AIC = 2,
+	/** @PTO_SYNC_MIX: every core of every cluster (a mixed launch). */
+	PTO_SYNC_MIX = 3,
 };
 
 /** enum pto_sreg - special registers read by PTO_OP_SREG */

@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * pto_npu: in-kernel syncall.
+ *
+ * HARD emulates the FFTS barrier: every unit of the launch (the launch
+ * occupies every core of the barrier's type, checked at submit) arrives
+ * and sleeps until the last one arrives and releases the round. Waiting
+ * participants sleep, they never spin, so 48 or 72 participants meet on a
+ * 2-CPU VM. Where the hardware would deadlock (error 507018) because a
+ * participant ended without arriving, the others fail at once with
+ * DRM_PTO_NPU_STATUS_BARRIER_FAULT and the device stays usable.
+ *
+ * SOFT is the GM counter barrier: each of used_cores participants
+ * atomically adds one to the workspace's first int32 and waits until the
+ * counter reaches the next multiple of used_cores. The counter only grows,
+ * so rounds need no reset. A wrong used_cores or a participant that never
+ * arrives ends in DRM_PTO_NPU_STATUS_TIMEOUT at the block's deadline.
+ *
+ * Copyright (C) 2026 pto-npu authors
+ */
+
+#include <linux/atomic.h>
+#include <linux/jiffies.h>
+#include <linux/ktime.h>
+#include <linux/wait.h>
+
+#include "pto_task.h"
+
+/* SOFT waiters also re-read GM at this interval: anything may write it. */
+#define PTO_SOFT_POLL_MS 2
+
+static DECLARE_WAIT_QUEUE_HEAD(pto_soft_wait);
+
+static long pto_left(u64 deadline, u64 now)
+{
+	return max_t(long, nsecs_to_jiffies(deadline - now), 1);
+}
+
+/**
+ * pto_barrier_hard - arrive at the task's HARD barrier and wait for the round
+ * @task: the launch
+ * @deadline: the block's deadline
+ *
+ * Return: DRM_PTO_NPU_STATUS_OK, _BARRIER_FAULT, _TIMEOUT or _CANCELLED.
+ */
+s32 pto_barrier_hard(struct pto_task *task, u64 deadline)
+{
+	u32 round;
+
+	spin_lock(&task->xlock);
+	if (task->bar_exited) {
+		spin_unlock(&task->xlock);
+		return DRM_PTO_NPU_STATUS_BARRIER_FAULT;
+	}
+	round = task->bar_round;
+	if (++task->bar_arrived == task->bar_parties) {
+		task->bar_arrived = 0;
+		task->bar_round++;
+		spin_unlock(&task->xlock);
+		wake_up_all(&task->xwait);
+		return DRM_PTO_NPU_STATUS_OK;
+	}
+	spin_unlock(&task->xlock);
+
+	for (;;) {
+		u64 now;
+
+		if (READ_ONCE(task->bar_round) != round)
+			return DRM_PTO_NPU_STATUS_OK;
+		if (READ_ONCE(task->bar_exited))
+			return DRM_PTO_NPU_STATUS_BARRIER_FAULT;
+		if (atomic_read(&task->cancel))
+			return DRM_PTO_NPU_STATUS_CANCELLED;
+		now = ktime_get_ns();
+		if (now >= deadline)
+			return DRM_PTO_NPU_STATUS_TIMEOUT;
+		wait_event_timeout(task->xwait,
+				   READ_ONCE(task->bar_round) != round ||
+				   READ_ONCE(task->bar_exited) ||
+				   atomic_read(&task->cancel),
+				   pto_left(deadline, now));
+	}
+}
+
+/**
+ * pto_barrier_exit - a unit of a HARD syncall launch has ended
+ * @task: the launch
+ *
+ * Participants still waiting can never be released: wake them to fail.
+ */
+void pto_barrier_exit(struct pto_task *task)
+{
+	spin_lock(&task->xlock);
+	task->bar_exited++;
+	spin_unlock(&task->xlock);
+	wake_up_all(&task->xwait);
+}
+
+/**
+ * pto_barrier_soft - the GM counter barrier
+ * @task: the launch
+ * @counter: the workspace counter (bounds checked by the caller, aligned)
+ * @used: participants per round
+ * @deadline: the block's deadline
+ *
+ * Return: DRM_PTO_NPU_STATUS_OK, _TIMEOUT or _CANCELLED.
+ */
+s32 pto_barrier_soft(struct pto_task *task, s32 *counter, s64 used,
+		     u64 deadline)
+{
+	s64 old, target;
+
+	if (used < 1 || used > S32_MAX)
+		return DRM_PTO_NPU_STATUS_TIMEOUT;
+	old = atomic_fetch_add(1, (atomic_t *)counter);
+	/* The counter only grows: the round ends at the next multiple. */
+	target = (old / used + 1) * used;
+	wake_up_all(&pto_soft_wait);
+	for (;;) {
+		u64 now;
+
+		if (atomic_read((atomic_t *)counter) >= target)
+			return DRM_PTO_NPU_STATUS_OK;
+		if (atomic_read(&task->cancel))
+			return DRM_PTO_NPU_STATUS_CANCELLED;
+		now = ktime_get_ns();
+		if (now >= deadline)
+			return DRM_PTO_NPU_STATUS_TIMEOUT;
+		wait_event_timeout(pto_soft_wait,
+				   atomic_read((atomic_t *)counter) >= target ||
+				   atomic_read(&task->cancel),
+				   min(pto_left(deadline, now),
+				       (long)msecs_to_jiffies(PTO_SOFT_POLL_MS)));
+	}
+}
