@@ -12,6 +12,7 @@
 #include <drm/drm_file.h>
 
 #include "pto_drv.h"
+#include "pto_task.h"
 
 static int pto_debugfs_topology(struct seq_file *m, void *data)
 {
@@ -41,9 +42,93 @@ static int pto_debugfs_gm(struct seq_file *m, void *data)
 	return 0;
 }
 
+/* What each core runs, has staged or has preloaded. */
+static int pto_debugfs_cores(struct seq_file *m, void *data)
+{
+	struct drm_debugfs_entry *entry = m->private;
+	struct pto_sched *s = to_pto_device(entry->dev)->sched;
+	u32 ti, i;
+
+	spin_lock(&s->lock);
+	for (ti = 0; ti < 2; ti++) {
+		for (i = 0; i < s->ncores[ti]; i++) {
+			struct pto_core *c = &s->cores[ti][i];
+
+			seq_printf(m, "%s_%u:", ti ? "AIC" : "AIV", i);
+			if (c->run_task)
+				seq_printf(m, " %s task=%llu unit=%u",
+					   c->staged ? "staged" : "running",
+					   c->run_task->id, c->run_unit);
+			else if (c->partner)
+				seq_puts(m, " reserved");
+			else
+				seq_puts(m, " idle");
+			if (c->pend_task)
+				seq_printf(m, " pending task=%llu unit=%u",
+					   c->pend_task->id, c->pend_unit);
+			seq_putc(m, '\n');
+		}
+	}
+	for (ti = 0; ti <= PTO_TASK_MIX; ti++)
+		seq_printf(m, "ready[%s]: %zu\n",
+			   ti == PTO_TASK_MIX ? "MIX" : ti ? "AIC" : "AIV",
+			   list_count_nodes(&s->ready[ti]));
+	spin_unlock(&s->lock);
+	return 0;
+}
+
+/* Per open file: its queues' depths and what is in flight. */
+static int pto_debugfs_queues(struct seq_file *m, void *data)
+{
+	struct drm_debugfs_entry *entry = m->private;
+	struct drm_device *drm = entry->dev;
+	struct drm_file *file;
+
+	mutex_lock(&drm->filelist_mutex);
+	list_for_each_entry(file, &drm->filelist, lhead) {
+		struct pto_file *ctx = file->driver_priv;
+		struct pto_queue *q;
+		unsigned long id;
+
+		seq_printf(m, "context %llu: inflight=%d next_id=%llu\n",
+			   ctx->uid, atomic_read(&ctx->inflight), ctx->next_id);
+		mutex_lock(&ctx->submit_lock);
+		xa_for_each(&ctx->queues, id, q)
+			seq_printf(m, "  queue %u: sq %u/%u slots published, cq %u/%u unconsumed, held %u, live %d\n",
+				   q->id, READ_ONCE(q->hdr->sq_tail) - q->sq_head,
+				   q->sq_slots,
+				   READ_ONCE(q->cq_tail) - READ_ONCE(q->hdr->cq_head),
+				   q->cq_entries, READ_ONCE(q->hdr->cq_held),
+				   atomic_read(&q->live));
+		mutex_unlock(&ctx->submit_lock);
+	}
+	mutex_unlock(&drm->filelist_mutex);
+	return 0;
+}
+
+static const char *const pto_counter_names[] = {
+	"tasks", "invalid", "dispatches", "blocks", "skips", "stages",
+	"doorbells", "barriers", "faults", "timeouts", "retired",
+};
+
+static int pto_debugfs_counters(struct seq_file *m, void *data)
+{
+	struct drm_debugfs_entry *entry = m->private;
+	struct pto_device *pdev = to_pto_device(entry->dev);
+	u32 i;
+
+	for (i = 0; i < ARRAY_SIZE(pto_counter_names); i++)
+		seq_printf(m, "%s: %lld\n", pto_counter_names[i],
+			   atomic64_read(&pdev->counters.c[i]));
+	return 0;
+}
+
 static const struct drm_debugfs_info pto_debugfs_list[] = {
 	{ "topology", pto_debugfs_topology, 0 },
 	{ "gm", pto_debugfs_gm, 0 },
+	{ "cores", pto_debugfs_cores, 0 },
+	{ "queues", pto_debugfs_queues, 0 },
+	{ "counters", pto_debugfs_counters, 0 },
 };
 
 void pto_debugfs_init(struct pto_device *pdev)

@@ -159,6 +159,17 @@ static void pto_fill_memory_info(struct pto_device *pdev, struct pto_file *pfile
 	mem->context_bytes = atomic64_read(&pfile->gm->bytes);
 }
 
+static void pto_fill_counters(struct pto_device *pdev,
+			      struct drm_pto_npu_counters *cnt)
+{
+	u64 *out = (u64 *)cnt;
+	u32 i;
+
+	for (i = 0; i < ARRAY_SIZE(pdev->counters.c); i++)
+		out[i] = atomic64_read(&pdev->counters.c[i]);
+	cnt->reserved = 0;
+}
+
 static int pto_ioctl_query(struct drm_device *drm, void *data,
 			   struct drm_file *file)
 {
@@ -168,6 +179,7 @@ static int pto_ioctl_query(struct drm_device *drm, void *data,
 		struct drm_pto_npu_device_info dev;
 		struct drm_pto_npu_limits lim;
 		struct drm_pto_npu_memory_info mem;
+		struct drm_pto_npu_counters cnt;
 	} out = {};
 	u32 known, n;
 
@@ -186,6 +198,10 @@ static int pto_ioctl_query(struct drm_device *drm, void *data,
 	case DRM_PTO_NPU_QUERY_MEMORY:
 		pto_fill_memory_info(pdev, file->driver_priv, &out.mem);
 		known = sizeof(out.mem);
+		break;
+	case DRM_PTO_NPU_QUERY_COUNTERS:
+		pto_fill_counters(pdev, &out.cnt);
+		known = sizeof(out.cnt);
 		break;
 	default:
 		return -EINVAL;

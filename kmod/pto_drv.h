@@ -66,6 +66,17 @@ struct pto_gm_account {
 struct pto_sched;
 
 /**
+ * struct pto_counters - what DRM_PTO_NPU_QUERY_COUNTERS reports
+ * @c: one counter per __u64 of struct drm_pto_npu_counters, same order
+ */
+struct pto_counters {
+	atomic64_t c[sizeof(struct drm_pto_npu_counters) / sizeof(__u64)];
+};
+
+#define PTO_CNT(field) (offsetof(struct drm_pto_npu_counters, field) / sizeof(__u64))
+#define pto_count(pdev, field) atomic64_inc(&(pdev)->counters.c[PTO_CNT(field)])
+
+/**
  * struct pto_device - one virtual NPU instance
  * @drm: the DRM accel device
  * @pdev: platform device it hangs from
@@ -74,6 +85,7 @@ struct pto_sched;
  * @bos: live GM buffers of all contexts
  * @bytes: live GM bytes of all contexts
  * @sched: the emulated AICPU scheduler and the virtual cores
+ * @counters: event counters
  */
 struct pto_device {
 	struct drm_device drm;
@@ -83,6 +95,7 @@ struct pto_device {
 	atomic64_t bos;
 	atomic64_t bytes;
 	struct pto_sched *sched;
+	struct pto_counters counters;
 };
 
 /**

@@ -20,6 +20,7 @@
 #include <kunit/visibility.h>
 
 #include "pto_task.h"
+#include "pto_trace.h"
 
 /* Scalar instructions between checks of the cancel flag and the clock. */
 #define PTO_CHECK_EVERY 256
@@ -550,8 +551,13 @@ static bool pto_gm_scalar(struct pto_run *r, const struct pto_insn *in)
 
 static bool pto_syncall(struct pto_run *r, const struct pto_insn *in, u32 pc)
 {
+	struct pto_device *pdev = r->core->pdev;
+	u32 unit = r->block * r->task->nparts + r->part;
 	s32 st;
 
+	pto_count(pdev, barriers);
+	trace_pto_barrier_enter(pdev->index, r->task->id, unit, r->core->type,
+				r->core->index, 0);
 	if (in->mode == PTO_SYNC_HARD) {
 		st = pto_barrier_hard(r->task, r->deadline);
 	} else {
@@ -561,6 +567,8 @@ static bool pto_syncall(struct pto_run *r, const struct pto_insn *in, u32 pc)
 			return false;
 		st = pto_barrier_soft(r->task, (s32 *)p, r->s[in->a], r->deadline);
 	}
+	trace_pto_barrier_leave(pdev->index, r->task->id, unit, r->core->type,
+				r->core->index, st);
 	return st == DRM_PTO_NPU_STATUS_OK ? true : pto_fault(r, st, pc);
 }
 

@@ -28,6 +28,7 @@
 #include <drm/drm_syncobj.h>
 
 #include "pto_task.h"
+#include "pto_trace.h"
 
 #define PTO_TENSOR_ARG_SIZE sizeof(struct drm_pto_npu_tensor_arg)
 #define PTO_SQE_SLOT DRM_PTO_NPU_SQ_SLOT_SIZE
@@ -645,6 +646,11 @@ static u32 pto_take_entry(struct pto_device *pdev, struct drm_file *file,
 		return 0;
 	}
 	ctx->next_id++;
+	pto_count(pdev, tasks);
+	if (t->status == DRM_PTO_NPU_STATUS_INVALID)
+		pto_count(pdev, invalid);
+	trace_pto_intake(pdev->index, ctx->uid, t->id, t->block_num, t->flags,
+			 t->status, t->reason);
 	if (batch) {
 		atomic_inc(&batch->pending);
 		t->batch = batch;

@@ -24,6 +24,7 @@
 #include <drm/drm_gem.h>
 
 #include "pto_task.h"
+#include "pto_trace.h"
 
 static u32 pto_task_type(const struct pto_task *task)
 {
@@ -63,6 +64,14 @@ static u32 pto_idle_clusters(struct pto_sched *s)
 	return n;
 }
 
+static void pto_count_dispatch(struct pto_device *pdev, struct pto_task *task,
+			       u32 unit)
+{
+	if (!unit)
+		pto_count(pdev, dispatches);
+	pto_count(pdev, blocks);
+}
+
 /*
  * Put a unit in an idle core's running slot. A pre-staged unit waits there,
  * arguments resolved, until pto_doorbell() releases it.
@@ -78,12 +87,18 @@ static void pto_core_start(struct pto_sched *s, struct pto_core *core,
 	core->run_unit = unit;
 	task->blocks[unit].ts[PTO_TS_DISPATCH] = ktime_get_ns();
 	task->blocks_out++;
+	pto_count_dispatch(core->pdev, task, unit);
 	if (staged) {
 		core->staged = true;
 		task->blocks[unit].staged = true;
 		task->staged_units++;
+		pto_count(core->pdev, stages);
+		trace_pto_stage(core->pdev->index, task->id, unit, core->type,
+				core->index, 0);
 		return;
 	}
+	trace_pto_dispatch(core->pdev->index, task->id, unit, core->type,
+			   core->index, 0);
 	pto_core_kick(s, core, self);
 }
 
@@ -169,6 +184,10 @@ static void pto_doorbell(struct pto_sched *s, struct pto_task *task,
 			core->staged = false;
 			task->staged_units--;
 			task->blocks[core->run_unit].ts[PTO_TS_DISPATCH] = ktime_get_ns();
+			pto_count(core->pdev, doorbells);
+			trace_pto_doorbell(core->pdev->index, task->id,
+					   core->run_unit, core->type,
+					   core->index, 0);
 			if (adopt && !*adopt && !core->in_worker) {
 				core->in_worker = true;
 				*adopt = core;
@@ -209,6 +228,9 @@ static void pto_place(struct pto_sched *s, struct pto_task *task,
 		core->pend_unit = block;
 		task->blocks[block].ts[PTO_TS_DISPATCH] = ktime_get_ns();
 		task->blocks_out++;
+		pto_count_dispatch(core->pdev, task, block);
+		trace_pto_dispatch(core->pdev->index, task->id, block, core->type,
+				   core->index, 0);
 	}
 placed:
 	if (task->next_block == task->block_num) {
@@ -321,8 +343,31 @@ static void pto_make_ready(struct pto_sched *s, struct pto_task *task,
 	list_add_tail(&task->ready_link, &s->ready[pto_task_type(task)]);
 }
 
+static void pto_count_retire(struct pto_device *pdev, struct pto_task *task)
+{
+	switch (task->status) {
+	case DRM_PTO_NPU_STATUS_SKIPPED:
+		pto_count(pdev, skips);
+		trace_pto_skip(pdev->index, task->id, task->status, 0);
+		break;
+	case DRM_PTO_NPU_STATUS_GM_FAULT:
+	case DRM_PTO_NPU_STATUS_ARITH_FAULT:
+	case DRM_PTO_NPU_STATUS_LOOP_FAULT:
+	case DRM_PTO_NPU_STATUS_BARRIER_FAULT:
+		pto_count(pdev, faults);
+		trace_pto_fault(pdev->index, task->id, task->status, task->detail);
+		break;
+	case DRM_PTO_NPU_STATUS_TIMEOUT:
+		pto_count(pdev, timeouts);
+		trace_pto_fault(pdev->index, task->id, task->status, task->detail);
+		break;
+	}
+	pto_count(pdev, retired);
+	trace_pto_retire(pdev->index, task->id, task->status, task->detail);
+}
+
 /*
- * Remember a failed id for dependants that arrive later. The slot was
+ * Remember a failed id for dependents that arrive later. The slot was
  * reserved at intake, so storing cannot allocate or fail. Past
  * PTO_MAX_FAILED_REMEMBERED the oldest failure is forgotten (a dependency
  * on it then counts as satisfied; Documentation/uapi.rst).
@@ -362,6 +407,7 @@ static void pto_complete(struct pto_sched *s, struct pto_task *first,
 
 		list_del_init(&task->ready_link);
 		task->state = PTO_TASK_DONE;
+		pto_count_retire(ctx->pdev, task);
 		xa_erase(&ctx->tasks, task->id);
 		if (failed)
 			pto_remember_failed(ctx, task);
@@ -461,6 +507,8 @@ next_core:
 		rec->core = core->index;
 		rec->core_type = core->type;
 		pto_core_scrub(core, task);
+		trace_pto_start(core->pdev->index, task->id, unit, core->type,
+				core->index, 0);
 		rec->ts[PTO_TS_START] = ktime_get_ns();
 		if (atomic_read(&task->cancel)) {
 			res.status = DRM_PTO_NPU_STATUS_CANCELLED;
@@ -469,6 +517,8 @@ next_core:
 			pto_exec_block(core, task, unit, &res);
 		}
 		rec->ts[PTO_TS_END] = ktime_get_ns();
+		trace_pto_end(core->pdev->index, task->id, unit, core->type,
+			      core->index, res.status);
 		if (task->rings)
 			pto_ring_side_done(task, unit / task->nparts,
 					   core->type == PTO_CORE_AIC,

@@ -57,6 +57,8 @@ enum drm_pto_npu_query_type {
 	DRM_PTO_NPU_QUERY_LIMITS = 1,
 	/** @DRM_PTO_NPU_QUERY_MEMORY: &struct drm_pto_npu_memory_info */
 	DRM_PTO_NPU_QUERY_MEMORY = 2,
+	/** @DRM_PTO_NPU_QUERY_COUNTERS: &struct drm_pto_npu_counters */
+	DRM_PTO_NPU_QUERY_COUNTERS = 3,
 };
 
 /**
@@ -164,6 +166,36 @@ struct drm_pto_npu_memory_info {
 	__u64 context_bos;
 	/** @context_bytes: bytes of GM held by the calling file. */
 	__u64 context_bytes;
+};
+
+/**
+ * struct drm_pto_npu_counters - device-wide event counters since load
+ */
+struct drm_pto_npu_counters {
+	/** @tasks: SQ entries taken (valid or not). */
+	__u64 tasks;
+	/** @invalid: entries refused (STATUS_INVALID). */
+	__u64 invalid;
+	/** @dispatches: tasks the scheduler put on cores (first unit placed). */
+	__u64 dispatches;
+	/** @blocks: units (block parts) handed to cores. */
+	__u64 blocks;
+	/** @skips: predicated tasks retired without running. */
+	__u64 skips;
+	/** @stages: units pre-staged (allow_early_resolve). */
+	__u64 stages;
+	/** @doorbells: pre-staged units released by their doorbell. */
+	__u64 doorbells;
+	/** @barriers: syncall arrivals (HARD and SOFT). */
+	__u64 barriers;
+	/** @faults: tasks failed by a GM, arithmetic, loop or barrier fault. */
+	__u64 faults;
+	/** @timeouts: tasks failed with STATUS_TIMEOUT. */
+	__u64 timeouts;
+	/** @retired: tasks completed, whatever their status. */
+	__u64 retired;
+	/** @reserved: zero. */
+	__u64 reserved;
 };
 
 /**
