@@ -28,6 +28,8 @@ while [ $# -gt 0 ]; do
 done
 
 kdir=$("$here/build-kernel.sh" "$config")
+# The guest's /dev/ttyS1: files it exports (tools/vm/extract-files.py).
+rm -f "$build/vm/$mode.data"
 mkdir -p "$build/vm"
 [ -n "$log" ] || log="$build/vm/$mode.log"
 initrd="$build/vm/initramfs.cpio"
@@ -37,7 +39,8 @@ initrd="$build/vm/initramfs.cpio"
 append="console=ttyS0 loglevel=5 oops=panic panic=-1 pto.mode=$mode"
 set -- qemu-system-x86_64 -accel tcg,thread=multi -cpu max -smp "$smp" -m "$mem" \
 	-kernel "$kdir/arch/x86/boot/bzImage" -initrd "$initrd" \
-	-append "$append" -nographic -no-reboot
+	-append "$append" -nographic -no-reboot \
+	-serial "file:$build/vm/$mode.data"
 
 if [ "$mode" = shell ]; then
 	exec "$@"
