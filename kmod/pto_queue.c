@@ -113,7 +113,8 @@ static void pto_fill_cqe(struct drm_pto_npu_cqe *cqe, const struct pto_task *t,
 		cqe->ts_receive = 0;
 		cqe->ts_start = 0;
 		cqe->ts_end = 0;
-		cqe->ts_finish = 0;
+		/* A task that never ran still has a retire time (skip markers). */
+		cqe->ts_finish = t->ts_retire;
 	}
 }
 

@@ -407,6 +407,7 @@ static void pto_complete(struct pto_sched *s, struct pto_task *first,
 
 		list_del_init(&task->ready_link);
 		task->state = PTO_TASK_DONE;
+		task->ts_retire = ktime_get_ns();
 		pto_count_retire(ctx->pdev, task);
 		xa_erase(&ctx->tasks, task->id);
 		if (failed)

@@ -275,6 +275,7 @@ enum pto_task_state {
  * @bar_arrived: units waiting at the current round (xlock)
  * @bar_round: completed rounds (xlock)
  * @bar_exited: units that have ended (xlock)
+ * @ts_retire: when the task completed (CLOCK_MONOTONIC ns)
  */
 struct pto_task {
 	struct pto_file *ctx;
@@ -320,6 +321,7 @@ struct pto_task {
 	u32 bar_arrived;
 	u32 bar_round;
 	u32 bar_exited;
+	u64 ts_retire;
 };
 
 /**

@@ -614,7 +614,10 @@ struct drm_pto_npu_cqe {
 	__u64 ts_start;
 	/** @ts_end: the kernel returned. */
 	__u64 ts_end;
-	/** @ts_finish: the scheduler observed the completion. */
+	/**
+	 * @ts_finish: the scheduler observed the completion; for a task that
+	 * never ran (refused, skipped, dependency failed) when it retired.
+	 */
 	__u64 ts_finish;
 };
 
