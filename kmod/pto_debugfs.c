@@ -59,7 +59,7 @@ static int pto_debugfs_cores(struct seq_file *m, void *data)
 				seq_printf(m, " %s task=%llu unit=%u",
 					   c->staged ? "staged" : "running",
 					   c->run_task->id, c->run_unit);
-			else if (c->partner)
+			else if (!ti && (i & 1) && s->cores[0][i - 1].partner == c)
 				seq_puts(m, " reserved");
 			else
 				seq_puts(m, " idle");

@@ -556,8 +556,8 @@ static bool pto_syncall(struct pto_run *r, const struct pto_insn *in, u32 pc)
 	s32 st;
 
 	pto_count(pdev, barriers);
-	trace_pto_barrier_enter(pdev->index, r->task->id, unit, r->core->type,
-				r->core->index, 0);
+	trace_pto_barrier_enter(pdev->index, r->task->ctx->uid, r->task->id,
+				unit, r->core->type, r->core->index, 0);
 	if (in->mode == PTO_SYNC_HARD) {
 		st = pto_barrier_hard(r->task, r->deadline);
 	} else {
@@ -567,8 +567,8 @@ static bool pto_syncall(struct pto_run *r, const struct pto_insn *in, u32 pc)
 			return false;
 		st = pto_barrier_soft(r->task, (s32 *)p, r->s[in->a], r->deadline);
 	}
-	trace_pto_barrier_leave(pdev->index, r->task->id, unit, r->core->type,
-				r->core->index, st);
+	trace_pto_barrier_leave(pdev->index, r->task->ctx->uid, r->task->id,
+				unit, r->core->type, r->core->index, st);
 	return st == DRM_PTO_NPU_STATUS_OK ? true : pto_fault(r, st, pc);
 }
 
@@ -704,7 +704,7 @@ void pto_exec_block(struct pto_core *core, struct pto_task *task, u32 unit,
 	r->block = unit / task->nparts;
 	r->part = unit % task->nparts;
 	if (task->rings)
-		r->sub_block = task->split == DRM_PTO_NPU_SPLIT_UP_DOWN ?
+		r->sub_block = task->split == DRM_PTO_NPU_SPLIT_UP_DOWN && r->part ?
 			       r->part - 1 : 0;
 	else
 		r->sub_block = core->sub_block;

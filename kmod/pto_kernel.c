@@ -125,19 +125,19 @@ static int pto_verify_tiles(struct pto_vctx *v, const struct pto_tile_decl *d,
 
 		if (d[i].pad || d[i].reserved)
 			return pto_vfail(v, i, DRM_PTO_NPU_VERIFY_RESERVED_FIELD,
-					 "tile t%u: reserved field not zero", i);
+					 "reserved field not zero");
 		if (!pto_tile_dtype_ok(d[i].dtype))
 			return pto_vfail(v, i, DRM_PTO_NPU_VERIFY_BAD_TILE_DECL,
-					 "tile t%u: dtype %u is not a tile type", i,
+					 "dtype %u is not a tile type",
 					 d[i].dtype);
 		if (d[i].buf >= PTO_LOCAL_BUFS || !pto_buf_of_core(v->core_type, d[i].buf))
 			return pto_vfail(v, i, DRM_PTO_NPU_VERIFY_TILE_BUF,
-					 "tile t%u: buffer %u is not a local buffer of this core type",
-					 i, d[i].buf);
+					 "buffer %u is not a local buffer of this core type",
+					 d[i].buf);
 		if (!d[i].rows || !d[i].cols || d[i].rows > PTO_MAX_TILE_DIM ||
 		    d[i].cols > PTO_MAX_TILE_DIM)
 			return pto_vfail(v, i, DRM_PTO_NPU_VERIFY_BAD_TILE_DECL,
-					 "tile t%u: shape %ux%u outside 1..%u", i,
+					 "shape %ux%u outside 1..%u",
 					 d[i].rows, d[i].cols, PTO_MAX_TILE_DIM);
 		t->dtype = d[i].dtype;
 		t->buf = d[i].buf;
@@ -149,7 +149,7 @@ static int pto_verify_tiles(struct pto_vctx *v, const struct pto_tile_decl *d,
 		used[t->buf] = ALIGN(used[t->buf], PTO_TILE_ALIGN);
 		if (used[t->buf] + bytes > budget)
 			return pto_vfail(v, i, DRM_PTO_NPU_VERIFY_BUDGET,
-					 "tile t%u (%llu bytes) does not fit in %s: budget %llu, %llu used",
+					 "t%u (%llu bytes) does not fit in %s: budget %llu, %llu used",
 					 i, bytes, pto_buf_names[t->buf], budget,
 					 used[t->buf]);
 		/* Offset within the buffer; the core adds the buffer's base. */
@@ -361,7 +361,7 @@ static int pto_verify_syncall(struct pto_vctx *v, u32 pc,
 	if (in->imm != PTO_SYNC_MIX &&
 	    in->imm != (v->core_type == PTO_CORE_AIV ? PTO_SYNC_AIV : PTO_SYNC_AIC))
 		return pto_vfail(v, pc, DRM_PTO_NPU_VERIFY_CORE_TYPE,
-				 "HARD syncall of type %lld on a %s kernel", in->imm,
+				 "HARD syncall of type %lld on an %s kernel", in->imm,
 				 v->core_type == PTO_CORE_AIV ? "AIV" : "AIC");
 	if (k->hard_sync && k->hard_sync != in->imm)
 		return pto_vfail(v, pc, DRM_PTO_NPU_VERIFY_BAD_MODE,

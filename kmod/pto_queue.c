@@ -744,7 +744,12 @@ out_unlock:
 	mutex_unlock(&ctx->submit_lock);
 	pto_tasks_free_list(&freeable);
 
-	if (batch && q) {
+	if (batch && q && ret) {
+		/* Nothing was taken: the syncobj is left as it was. */
+		pto_batch_retire(batch, false);
+		dma_fence_put(&batch->base);
+		batch = NULL;
+	} else if (batch && q) {
 		if (chain) {
 			drm_syncobj_add_point(syncobj, chain, &batch->base,
 					      args->syncobj_point);

@@ -64,6 +64,26 @@ static u32 pto_idle_clusters(struct pto_sched *s)
 	return n;
 }
 
+/*
+ * Another context's data must never be readable: clear a core's local
+ * memory when it changes hands. Done when a unit lands on an idle core (or
+ * its pending unit moves up), before any part of the block can touch the
+ * memory: a mixed block's AIC writes ring slots into its AIVs' UB.
+ */
+static void pto_core_scrub(struct pto_sched *s, struct pto_core *core,
+			   struct pto_task *task)
+{
+	if (core->owner == task->ctx->uid)
+		return;
+	memset(core->local, 0, s->local_size[core->type == PTO_CORE_AIC]);
+	core->owner = task->ctx->uid;
+}
+
+static bool pto_can_preload(const struct pto_core *core)
+{
+	return core->run_task && !core->staged && !core->pend_task;
+}
+
 static void pto_count_dispatch(struct pto_device *pdev, struct pto_task *task,
 			       u32 unit)
 {
@@ -83,6 +103,7 @@ static void pto_core_start(struct pto_sched *s, struct pto_core *core,
 	u32 ti = core->type == PTO_CORE_AIC;
 
 	__clear_bit(core->index, s->idle[ti]);
+	pto_core_scrub(s, core, task);
 	core->run_task = task;
 	core->run_unit = unit;
 	task->blocks[unit].ts[PTO_TS_DISPATCH] = ktime_get_ns();
@@ -93,12 +114,12 @@ static void pto_core_start(struct pto_sched *s, struct pto_core *core,
 		task->blocks[unit].staged = true;
 		task->staged_units++;
 		pto_count(core->pdev, stages);
-		trace_pto_stage(core->pdev->index, task->id, unit, core->type,
-				core->index, 0);
+		trace_pto_stage(core->pdev->index, task->ctx->uid, task->id,
+				unit, core->type, core->index, 0);
 		return;
 	}
-	trace_pto_dispatch(core->pdev->index, task->id, unit, core->type,
-			   core->index, 0);
+	trace_pto_dispatch(core->pdev->index, task->ctx->uid, task->id, unit,
+			   core->type, core->index, 0);
 	pto_core_kick(s, core, self);
 }
 
@@ -121,6 +142,7 @@ static void pto_place_mix(struct pto_sched *s, struct pto_task *task,
 		pto_core_start(s, aiv1, task, unit + 2, self, staged);
 	} else {
 		__clear_bit(aiv1->index, s->idle[PTO_TASK_AIV]);
+		pto_core_scrub(s, aiv1, task);
 		aiv0->partner = aiv1;
 	}
 }
@@ -140,7 +162,8 @@ static void pto_try_stage(struct pto_sched *s, struct pto_task *c)
 
 	if (c->state != PTO_TASK_WAITING || !c->fanin || c->dep_failed ||
 	    c->status != DRM_PTO_NPU_STATUS_OK || c->ctx->dead ||
-	    (c->flags & DRM_PTO_NPU_TASK_F_PREDICATE) ||
+	    (c->flags & (DRM_PTO_NPU_TASK_F_PREDICATE |
+			 DRM_PTO_NPU_TASK_F_SYNC_START)) ||
 	    c->next_block == c->block_num || !list_empty(&s->ready[ti]))
 		return;
 	for (i = 0; i < c->num_edges; i++) {
@@ -185,8 +208,8 @@ static void pto_doorbell(struct pto_sched *s, struct pto_task *task,
 			task->staged_units--;
 			task->blocks[core->run_unit].ts[PTO_TS_DISPATCH] = ktime_get_ns();
 			pto_count(core->pdev, doorbells);
-			trace_pto_doorbell(core->pdev->index, task->id,
-					   core->run_unit, core->type,
+			trace_pto_doorbell(core->pdev->index, task->ctx->uid,
+					   task->id, core->run_unit, core->type,
 					   core->index, 0);
 			if (adopt && !*adopt && !core->in_worker) {
 				core->in_worker = true;
@@ -215,10 +238,13 @@ static void pto_place(struct pto_sched *s, struct pto_task *task,
 		pto_core_start(s, &s->cores[ti][i], task, task->next_block++,
 			       self, false);
 	} else {
-		/* Staged cores are not preloaded: their unit waits on others. */
+		/*
+		 * Preload only cores that run something: not staged ones (their
+		 * unit waits on others), not a mixed block's reserved AIV.
+		 */
 		for (i = 0; i < n; i++) {
 			core = &s->cores[ti][i];
-			if (!core->pend_task && !core->staged)
+			if (pto_can_preload(core))
 				break;
 		}
 		if (WARN_ON_ONCE(i == n))
@@ -229,8 +255,8 @@ static void pto_place(struct pto_sched *s, struct pto_task *task,
 		task->blocks[block].ts[PTO_TS_DISPATCH] = ktime_get_ns();
 		task->blocks_out++;
 		pto_count_dispatch(core->pdev, task, block);
-		trace_pto_dispatch(core->pdev->index, task->id, block, core->type,
-				   core->index, 0);
+		trace_pto_dispatch(core->pdev->index, task->ctx->uid, task->id,
+				   block, core->type, core->index, 0);
 	}
 placed:
 	if (task->next_block == task->block_num) {
@@ -260,7 +286,7 @@ static bool pto_has_slot(struct pto_sched *s, const struct pto_task *task)
 	if (find_first_bit(s->idle[ti], n) < n)
 		return true;
 	for (i = 0; i < n; i++)
-		if (!s->cores[ti][i].pend_task && !s->cores[ti][i].staged)
+		if (pto_can_preload(&s->cores[ti][i]))
 			return true;
 	return false;
 }
@@ -348,22 +374,26 @@ static void pto_count_retire(struct pto_device *pdev, struct pto_task *task)
 	switch (task->status) {
 	case DRM_PTO_NPU_STATUS_SKIPPED:
 		pto_count(pdev, skips);
-		trace_pto_skip(pdev->index, task->id, task->status, 0);
+		trace_pto_skip(pdev->index, task->ctx->uid, task->id,
+			       task->status, 0);
 		break;
 	case DRM_PTO_NPU_STATUS_GM_FAULT:
 	case DRM_PTO_NPU_STATUS_ARITH_FAULT:
 	case DRM_PTO_NPU_STATUS_LOOP_FAULT:
 	case DRM_PTO_NPU_STATUS_BARRIER_FAULT:
 		pto_count(pdev, faults);
-		trace_pto_fault(pdev->index, task->id, task->status, task->detail);
+		trace_pto_fault(pdev->index, task->ctx->uid, task->id,
+				task->status, task->detail);
 		break;
 	case DRM_PTO_NPU_STATUS_TIMEOUT:
 		pto_count(pdev, timeouts);
-		trace_pto_fault(pdev->index, task->id, task->status, task->detail);
+		trace_pto_fault(pdev->index, task->ctx->uid, task->id,
+				task->status, task->detail);
 		break;
 	}
 	pto_count(pdev, retired);
-	trace_pto_retire(pdev->index, task->id, task->status, task->detail);
+	trace_pto_retire(pdev->index, task->ctx->uid, task->id, task->status,
+			 task->detail);
 }
 
 /*
@@ -433,7 +463,7 @@ static void pto_complete(struct pto_sched *s, struct pto_task *first,
 }
 
 static void pto_block_done(struct pto_sched *s, struct pto_core *core,
-			   struct pto_task *task,
+			   struct pto_task *task, u32 unit,
 			   const struct pto_exec_result *res,
 			   struct list_head *freeable, struct pto_core **adopt)
 {
@@ -450,10 +480,22 @@ static void pto_block_done(struct pto_sched *s, struct pto_core *core,
 	}
 	if (atomic_read(&task->cancel))
 		pto_unplace_rest(task);
+	/*
+	 * Only now, with this unit's own status recorded first, tell ring
+	 * peers and barrier partners that it has ended.
+	 */
+	if (task->rings)
+		pto_ring_side_done(task, unit / task->nparts,
+				   core->type == PTO_CORE_AIC,
+				   unit % task->nparts - 1);
+	if (task->bar_parties)
+		pto_barrier_exit(task);
 
 	core->run_task = core->pend_task;
 	core->run_unit = core->pend_unit;
 	core->pend_task = NULL;
+	if (core->run_task)
+		pto_core_scrub(s, core, core->run_task);
 	if (!core->run_task)
 		__set_bit(core->index, s->idle[ti]);
 	if (core->partner) {
@@ -464,26 +506,6 @@ static void pto_block_done(struct pto_sched *s, struct pto_core *core,
 	if (!task->blocks_out && task->state == PTO_TASK_PLACED)
 		pto_complete(s, task, freeable, adopt);
 	pto_sched_dispatch(s, core);
-}
-
-/*
- * Another context's tiles must never be readable: clear the tile region of
- * the local memory when the core changes hands. The ring region of an AIV
- * (past its kernel's tiles) needs no clearing: a POP only reads slots this
- * block's PUSH filled.
- */
-static void pto_core_scrub(struct pto_core *core, struct pto_task *task)
-{
-	struct pto_sched *s = core->pdev->sched;
-	u32 ti = core->type == PTO_CORE_AIC;
-	u32 len = s->local_size[ti];
-
-	if (core->owner == task->ctx->uid)
-		return;
-	if (task->rings && !ti)
-		len = min(len, task->kern[0]->ub_used);
-	memset(core->local, 0, len);
-	core->owner = task->ctx->uid;
 }
 
 static void pto_core_work(struct work_struct *w)
@@ -507,9 +529,8 @@ next_core:
 		rec->ts[PTO_TS_RECEIVE] = ktime_get_ns();
 		rec->core = core->index;
 		rec->core_type = core->type;
-		pto_core_scrub(core, task);
-		trace_pto_start(core->pdev->index, task->id, unit, core->type,
-				core->index, 0);
+		trace_pto_start(core->pdev->index, task->ctx->uid, task->id,
+				unit, core->type, core->index, 0);
 		rec->ts[PTO_TS_START] = ktime_get_ns();
 		if (atomic_read(&task->cancel)) {
 			res.status = DRM_PTO_NPU_STATUS_CANCELLED;
@@ -518,20 +539,24 @@ next_core:
 			pto_exec_block(core, task, unit, &res);
 		}
 		rec->ts[PTO_TS_END] = ktime_get_ns();
-		trace_pto_end(core->pdev->index, task->id, unit, core->type,
-			      core->index, res.status);
-		if (task->rings)
-			pto_ring_side_done(task, unit / task->nparts,
-					   core->type == PTO_CORE_AIC,
-					   unit % task->nparts - 1);
-		if (task->bar_parties)
-			pto_barrier_exit(task);
+		trace_pto_end(core->pdev->index, task->ctx->uid, task->id, unit,
+			      core->type, core->index, res.status);
+
 		rec->status = res.status;
 		rec->detail = res.detail;
 
 		spin_lock(&s->lock);
 		rec->ts[PTO_TS_FINISH] = ktime_get_ns();
-		pto_block_done(s, core, task, &res, &freeable, &adopt);
+		pto_block_done(s, core, task, unit, &res, &freeable, &adopt);
+		if (adopt && core->run_task && !core->staged) {
+			/*
+			 * The released consumer is on the critical path: run it
+			 * now and hand our own next unit to a worker.
+			 */
+			core->in_worker = false;
+			queue_work(s->wq, &core->work);
+			break;
+		}
 	}
 	core->in_worker = false;
 	if (adopt) {

@@ -40,89 +40,95 @@ TRACE_EVENT(pto_intake,
 );
 
 DECLARE_EVENT_CLASS(pto_unit_class,
-		    TP_PROTO(u32 dev, u64 task, u32 unit, u32 core_type,
-			     u32 core, s32 status),
-		    TP_ARGS(dev, task, unit, core_type, core, status),
+		    TP_PROTO(u32 dev, u64 ctx, u64 task, u32 unit,
+			     u32 core_type, u32 core, s32 status),
+		    TP_ARGS(dev, ctx, task, unit, core_type, core, status),
 		    TP_STRUCT__entry(__field(u32, dev)
+				     __field(u64, ctx)
 				     __field(u64, task)
 				     __field(u32, unit)
 				     __field(u32, core_type)
 				     __field(u32, core)
 				     __field(s32, status)),
 		    TP_fast_assign(__entry->dev = dev;
+				   __entry->ctx = ctx;
 				   __entry->task = task;
 				   __entry->unit = unit;
 				   __entry->core_type = core_type;
 				   __entry->core = core;
 				   __entry->status = status;),
-		    TP_printk("dev=%u task=%llu unit=%u core=%s%u status=%d",
-			      __entry->dev, __entry->task, __entry->unit,
+		    TP_printk("dev=%u ctx=%llu task=%llu unit=%u core=%s%u status=%d",
+			      __entry->dev, __entry->ctx, __entry->task,
+			      __entry->unit,
 			      __entry->core_type == 2 ? "AIC_" : "AIV_",
 			      __entry->core, __entry->status)
 );
 
 DEFINE_EVENT(pto_unit_class, pto_dispatch,
-	     TP_PROTO(u32 dev, u64 task, u32 unit, u32 core_type, u32 core,
-		      s32 status),
-	     TP_ARGS(dev, task, unit, core_type, core, status));
+	     TP_PROTO(u32 dev, u64 ctx, u64 task, u32 unit, u32 core_type,
+		      u32 core, s32 status),
+	     TP_ARGS(dev, ctx, task, unit, core_type, core, status));
 
 DEFINE_EVENT(pto_unit_class, pto_stage,
-	     TP_PROTO(u32 dev, u64 task, u32 unit, u32 core_type, u32 core,
-		      s32 status),
-	     TP_ARGS(dev, task, unit, core_type, core, status));
+	     TP_PROTO(u32 dev, u64 ctx, u64 task, u32 unit, u32 core_type,
+		      u32 core, s32 status),
+	     TP_ARGS(dev, ctx, task, unit, core_type, core, status));
 
 DEFINE_EVENT(pto_unit_class, pto_doorbell,
-	     TP_PROTO(u32 dev, u64 task, u32 unit, u32 core_type, u32 core,
-		      s32 status),
-	     TP_ARGS(dev, task, unit, core_type, core, status));
+	     TP_PROTO(u32 dev, u64 ctx, u64 task, u32 unit, u32 core_type,
+		      u32 core, s32 status),
+	     TP_ARGS(dev, ctx, task, unit, core_type, core, status));
 
 DEFINE_EVENT(pto_unit_class, pto_start,
-	     TP_PROTO(u32 dev, u64 task, u32 unit, u32 core_type, u32 core,
-		      s32 status),
-	     TP_ARGS(dev, task, unit, core_type, core, status));
+	     TP_PROTO(u32 dev, u64 ctx, u64 task, u32 unit, u32 core_type,
+		      u32 core, s32 status),
+	     TP_ARGS(dev, ctx, task, unit, core_type, core, status));
 
 DEFINE_EVENT(pto_unit_class, pto_end,
-	     TP_PROTO(u32 dev, u64 task, u32 unit, u32 core_type, u32 core,
-		      s32 status),
-	     TP_ARGS(dev, task, unit, core_type, core, status));
+	     TP_PROTO(u32 dev, u64 ctx, u64 task, u32 unit, u32 core_type,
+		      u32 core, s32 status),
+	     TP_ARGS(dev, ctx, task, unit, core_type, core, status));
 
 DEFINE_EVENT(pto_unit_class, pto_barrier_enter,
-	     TP_PROTO(u32 dev, u64 task, u32 unit, u32 core_type, u32 core,
-		      s32 status),
-	     TP_ARGS(dev, task, unit, core_type, core, status));
+	     TP_PROTO(u32 dev, u64 ctx, u64 task, u32 unit, u32 core_type,
+		      u32 core, s32 status),
+	     TP_ARGS(dev, ctx, task, unit, core_type, core, status));
 
 DEFINE_EVENT(pto_unit_class, pto_barrier_leave,
-	     TP_PROTO(u32 dev, u64 task, u32 unit, u32 core_type, u32 core,
-		      s32 status),
-	     TP_ARGS(dev, task, unit, core_type, core, status));
+	     TP_PROTO(u32 dev, u64 ctx, u64 task, u32 unit, u32 core_type,
+		      u32 core, s32 status),
+	     TP_ARGS(dev, ctx, task, unit, core_type, core, status));
 
 DECLARE_EVENT_CLASS(pto_task_class,
-		    TP_PROTO(u32 dev, u64 task, s32 status, u64 detail),
-		    TP_ARGS(dev, task, status, detail),
+		    TP_PROTO(u32 dev, u64 ctx, u64 task, s32 status, u64 detail),
+		    TP_ARGS(dev, ctx, task, status, detail),
 		    TP_STRUCT__entry(__field(u32, dev)
+				     __field(u64, ctx)
 				     __field(u64, task)
 				     __field(s32, status)
 				     __field(u64, detail)),
 		    TP_fast_assign(__entry->dev = dev;
+				   __entry->ctx = ctx;
 				   __entry->task = task;
 				   __entry->status = status;
 				   __entry->detail = detail;),
-		    TP_printk("dev=%u task=%llu status=%d detail=0x%llx",
-			      __entry->dev, __entry->task, __entry->status,
+		    TP_printk("dev=%u ctx=%llu task=%llu status=%d detail=0x%llx",
+			      __entry->dev, __entry->ctx, __entry->task,
+			      __entry->status,
 			      __entry->detail)
 );
 
 DEFINE_EVENT(pto_task_class, pto_retire,
-	     TP_PROTO(u32 dev, u64 task, s32 status, u64 detail),
-	     TP_ARGS(dev, task, status, detail));
+	     TP_PROTO(u32 dev, u64 ctx, u64 task, s32 status, u64 detail),
+	     TP_ARGS(dev, ctx, task, status, detail));
 
 DEFINE_EVENT(pto_task_class, pto_skip,
-	     TP_PROTO(u32 dev, u64 task, s32 status, u64 detail),
-	     TP_ARGS(dev, task, status, detail));
+	     TP_PROTO(u32 dev, u64 ctx, u64 task, s32 status, u64 detail),
+	     TP_ARGS(dev, ctx, task, status, detail));
 
 DEFINE_EVENT(pto_task_class, pto_fault,
-	     TP_PROTO(u32 dev, u64 task, s32 status, u64 detail),
-	     TP_ARGS(dev, task, status, detail));
+	     TP_PROTO(u32 dev, u64 ctx, u64 task, s32 status, u64 detail),
+	     TP_ARGS(dev, ctx, task, status, detail));
 
 #endif /* _PTO_TRACE_H_ */
 

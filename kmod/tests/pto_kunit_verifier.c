@@ -292,7 +292,7 @@ static void pto_verify_tile_dtype_unsigned(struct kunit *test)
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
 		d[1].dtype = bad[i];
 		r = pto_vrun(test, PTO_CORE_AIV, prog, 1, d, 2);
-		snprintf(msg, sizeof(msg), "tile t1: dtype %u is not a tile type",
+		snprintf(msg, sizeof(msg), "dtype %u is not a tile type",
 			 bad[i]);
 		pto_vexpect_tile(test, r, DRM_PTO_NPU_VERIFY_BAD_TILE_DECL, 1, msg);
 	}
@@ -315,12 +315,12 @@ static void pto_verify_tile_zero_dim(struct kunit *test)
 
 	r = pto_vrun(test, PTO_CORE_AIV, prog, 1, &d, 1);
 	pto_vexpect_tile(test, r, DRM_PTO_NPU_VERIFY_BAD_TILE_DECL, 0,
-			 "tile t0: shape 0x16 outside 1..4096");
+			 "shape 0x16 outside 1..4096");
 	d.rows = 4;
 	d.cols = 0;
 	r = pto_vrun(test, PTO_CORE_AIV, prog, 1, &d, 1);
 	pto_vexpect_tile(test, r, DRM_PTO_NPU_VERIFY_BAD_TILE_DECL, 0,
-			 "tile t0: shape 4x0 outside 1..4096");
+			 "shape 4x0 outside 1..4096");
 }
 
 static void pto_verify_tile_dim_too_big(struct kunit *test)
@@ -394,12 +394,12 @@ static void pto_verify_tile_reserved(struct kunit *test)
 	d[1].pad = 1;
 	r = pto_vrun(test, PTO_CORE_AIV, prog, 1, d, 2);
 	pto_vexpect_tile(test, r, DRM_PTO_NPU_VERIFY_RESERVED_FIELD, 1,
-			 "tile t1: reserved field not zero");
+			 "reserved field not zero");
 	d[1].pad = 0;
 	d[1].reserved = 0x80000000;
 	r = pto_vrun(test, PTO_CORE_AIV, prog, 1, d, 2);
 	pto_vexpect_tile(test, r, DRM_PTO_NPU_VERIFY_RESERVED_FIELD, 1,
-			 "tile t1: reserved field not zero");
+			 "reserved field not zero");
 }
 
 static void pto_verify_tile_buf_decl(struct kunit *test)
@@ -420,7 +420,7 @@ static void pto_verify_tile_buf_decl(struct kunit *test)
 		d.buf = not_aiv[i];
 		r = pto_vrun(test, PTO_CORE_AIV, prog, 1, &d, 1);
 		snprintf(msg, sizeof(msg),
-			 "tile t0: buffer %u is not a local buffer of this core type",
+			 "buffer %u is not a local buffer of this core type",
 			 not_aiv[i]);
 		pto_vexpect_tile(test, r, DRM_PTO_NPU_VERIFY_TILE_BUF, 0, msg);
 	}
@@ -428,7 +428,7 @@ static void pto_verify_tile_buf_decl(struct kunit *test)
 		d.buf = not_aic[i];
 		r = pto_vrun(test, PTO_CORE_AIC, prog, 1, &d, 1);
 		snprintf(msg, sizeof(msg),
-			 "tile t0: buffer %u is not a local buffer of this core type",
+			 "buffer %u is not a local buffer of this core type",
 			 not_aic[i]);
 		pto_vexpect_tile(test, r, DRM_PTO_NPU_VERIFY_TILE_BUF, 0, msg);
 	}
@@ -500,13 +500,13 @@ static void pto_verify_budget_one_more(struct kunit *test)
 
 	r = pto_vrun(test, PTO_CORE_AIV, prog, 1, ub, ARRAY_SIZE(ub));
 	pto_vexpect_tile(test, r, DRM_PTO_NPU_VERIFY_BUDGET, 1,
-			 "tile t1 (64 bytes) does not fit in UB: budget 196608, 196608 used");
+			 "t1 (64 bytes) does not fit in UB: budget 196608, 196608 used");
 	r = pto_vrun(test, PTO_CORE_AIC, prog, 1, l0c, ARRAY_SIZE(l0c));
 	pto_vexpect_tile(test, r, DRM_PTO_NPU_VERIFY_BUDGET, 1,
-			 "tile t1 (1 bytes) does not fit in L0C: budget 131072, 131072 used");
+			 "t1 (1 bytes) does not fit in L0C: budget 131072, 131072 used");
 	r = pto_vrun(test, PTO_CORE_AIV, prog, 1, big, ARRAY_SIZE(big));
 	pto_vexpect_tile(test, r, DRM_PTO_NPU_VERIFY_BUDGET, 0,
-			 "tile t0 (134217728 bytes) does not fit in UB: budget 196608, 0 used");
+			 "t0 (134217728 bytes) does not fit in UB: budget 196608, 0 used");
 }
 
 static void pto_verify_budget_alignment(struct kunit *test)
@@ -531,7 +531,7 @@ static void pto_verify_budget_alignment(struct kunit *test)
 	d[1].cols = 2047;
 	r = pto_vrun(test, PTO_CORE_AIC, prog, 1, d, 2);
 	pto_vexpect_tile(test, r, DRM_PTO_NPU_VERIFY_BUDGET, 1,
-			 "tile t1 (65504 bytes) does not fit in L0A: budget 65536, 64 used");
+			 "t1 (65504 bytes) does not fit in L0A: budget 65536, 64 used");
 }
 
 static void pto_verify_tile_offsets_aligned(struct kunit *test)
@@ -613,11 +613,11 @@ static void pto_verify_syncall_rules(struct kunit *test)
 	r = pto_vrun1(test, PTO_CORE_AIV, &aic_on_aiv, pto_aiv_tiles,
 		      ARRAY_SIZE(pto_aiv_tiles));
 	pto_vexpect(test, r, DRM_PTO_NPU_VERIFY_CORE_TYPE, 0,
-		    "HARD syncall of type 2 on a AIV kernel");
+		    "HARD syncall of type 2 on an AIV kernel");
 	r = pto_vrun1(test, PTO_CORE_AIC, &aiv_on_aic, pto_aic_tiles,
 		      ARRAY_SIZE(pto_aic_tiles));
 	pto_vexpect(test, r, DRM_PTO_NPU_VERIFY_CORE_TYPE, 0,
-		    "HARD syncall of type 1 on a AIC kernel");
+		    "HARD syncall of type 1 on an AIC kernel");
 	r = pto_vrun1(test, PTO_CORE_AIV, &bad_mode, pto_aiv_tiles,
 		      ARRAY_SIZE(pto_aiv_tiles));
 	pto_vexpect(test, r, DRM_PTO_NPU_VERIFY_BAD_MODE, 0, "mode 2 not valid");

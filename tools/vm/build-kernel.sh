@@ -24,7 +24,15 @@ if [ -f "$out/.pto-done" ]; then
 	exit 0
 fi
 
+# One build per cache at a time; a second caller waits, then reuses it.
 mkdir -p "$cache"
+exec 9>"$cache/.build.lock"
+flock 9
+if [ -f "$out/.pto-done" ]; then
+	echo "$out"
+	exit 0
+fi
+
 src="$cache/linux-source-6.12"
 if [ ! -f "$src/.pto-extracted" ]; then
 	echo "vm: extracting linux-source-6.12 (first time only, ~1 min)" >&2

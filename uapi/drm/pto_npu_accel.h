@@ -20,7 +20,7 @@ extern "C" {
 #endif
 
 /** DRM_PTO_NPU_UAPI_VERSION - bumped whenever the ABI grows. */
-#define DRM_PTO_NPU_UAPI_VERSION 2
+#define DRM_PTO_NPU_UAPI_VERSION 3
 
 /*
  * Ioctl numbers, relative to DRM_COMMAND_BASE. Append only: a number is
@@ -454,7 +454,7 @@ struct drm_pto_npu_tensor_arg {
 };
 
 /**
- * struct drm_pto_npu_predicate - dispatch predicate (later feature)
+ * struct drm_pto_npu_predicate - dispatch predicate: tensor[row, col] OP literal
  */
 struct drm_pto_npu_predicate {
 	/** @tensor: index of the tensor argument holding the operand. */
@@ -576,7 +576,7 @@ enum drm_pto_npu_reason {
 #define DRM_PTO_NPU_CQE_F_LAST _BITUL(0)
 /** DRM_PTO_NPU_CQE_F_RAN: this block ran on @core (timestamps valid). */
 #define DRM_PTO_NPU_CQE_F_RAN _BITUL(1)
-/** DRM_PTO_NPU_CQE_F_STAGED: this block was pre-staged (later feature). */
+/** DRM_PTO_NPU_CQE_F_STAGED: this unit was pre-staged (allow_early_resolve). */
 #define DRM_PTO_NPU_CQE_F_STAGED _BITUL(2)
 
 /**

@@ -196,7 +196,8 @@ enum pto_opcode {
 	 * mode PTO_SYNC_HARD: imm = &enum pto_sync_type; the launch must be
 	 * sync_start and occupy every core of that type.
 	 * mode PTO_SYNC_SOFT: imm = tensor argument of an exclusive,
-	 * zero-initialised int32 workspace (16 elements), s[a] = used_cores.
+	 * zero-initialised int32 workspace of 16 elements (one 64-byte line;
+	 * the counter is element [0, 0]), s[a] = used_cores.
 	 */
 	PTO_OP_SYNCALL = 0x30,
 	/**
