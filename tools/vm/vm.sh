@@ -39,8 +39,8 @@ initrd="$build/vm/initramfs.cpio"
 append="console=ttyS0 loglevel=5 oops=panic panic=-1 pto.mode=$mode"
 set -- qemu-system-x86_64 -accel tcg,thread=multi -cpu max -smp "$smp" -m "$mem" \
 	-kernel "$kdir/arch/x86/boot/bzImage" -initrd "$initrd" \
-	-append "$append" -nographic -no-reboot \
-	-serial "file:$build/vm/$mode.data"
+	-append "$append" -display none -no-reboot \
+	-serial mon:stdio -serial "file:$build/vm/$mode.data"
 
 if [ "$mode" = shell ]; then
 	exec "$@"
