@@ -331,12 +331,14 @@ struct pto_task {
  * @index: index among cores of its type
  * @sub_block: 0/1 for the AIVs of a cluster, 0 on AIC
  * @local: local buffer memory (UB, or L1|L0A|L0B|L0C)
- * @work: runs the core's blocks on the device workqueue
+ * @thread: the core's kernel thread, asleep on @doorbell when idle
+ * @doorbell: the core's dispatch doorbell
+ * @rung: the doorbell was rung (sched_lock)
  * @run_task: running slot (sched_lock)
  * @run_unit: unit (block * nparts + part) in the running slot
  * @pend_task: pending (preloaded) slot (sched_lock)
  * @pend_unit: unit in the pending slot
- * @in_worker: the core's work item is executing (sched_lock)
+ * @in_worker: a thread is running this core's units (sched_lock)
  * @partner: the AIV this core's mixed block keeps reserved (split NONE)
  * @owner: uid of the context whose data the local memory may hold
  * @staged: the running slot holds a pre-staged unit waiting for its doorbell
@@ -347,7 +349,9 @@ struct pto_core {
 	u16 index;
 	u8 sub_block;
 	void *local;
-	struct work_struct work;
+	struct task_struct *thread;
+	wait_queue_head_t doorbell;
+	bool rung;
 	struct pto_task *run_task;
 	u32 run_unit;
 	struct pto_task *pend_task;
@@ -365,7 +369,6 @@ struct pto_core {
  * @cores: [0] AIV cores, [1] AIC cores
  * @ncores: core count per type
  * @idle: bitmap of cores with an empty running slot, per type
- * @wq: workqueue the cores run on
  * @local_size: local memory per core, per type
  * @buf_base: offset of each local buffer in its core's memory
  * @buf_size: budget of each local buffer
@@ -376,7 +379,6 @@ struct pto_sched {
 	struct pto_core *cores[2];
 	u32 ncores[2];
 	unsigned long *idle[2];
-	struct workqueue_struct *wq;
 	u32 local_size[2];
 	u32 buf_base[PTO_LOCAL_BUFS];
 	u32 buf_size[PTO_LOCAL_BUFS];
