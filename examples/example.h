@@ -92,4 +92,44 @@ static void ex_print_blocks(const struct pto_graph *g, unsigned int idx)
 		       (unsigned long long)(b[i].ts_end - b[i].ts_start));
 }
 
+/*
+ * What a run cost: the dispatches (tasks submitted) and the makespan, the
+ * last finish minus the first dispatch over every block record of the
+ * graph's last run.
+ */
+static inline void ex_graph_stats(const struct pto_graph *g,
+				  unsigned int *dispatches,
+				  uint64_t *makespan_ns)
+{
+	uint64_t first = UINT64_MAX, last = 0;
+	unsigned int t, i, n;
+	const struct pto_block_info *b;
+
+	*dispatches = pto_graph_task_count(g);
+	for (t = 0; t < *dispatches; t++) {
+		if (pto_graph_task_blocks(g, t, &b, &n))
+			continue;
+		for (i = 0; i < n; i++) {
+			if (!(b[i].flags & PTO_BLOCK_RAN))
+				continue;
+			if (b[i].ts_dispatch < first)
+				first = b[i].ts_dispatch;
+			if (b[i].ts_finish > last)
+				last = b[i].ts_finish;
+		}
+	}
+	*makespan_ns = last > first ? last - first : 0;
+}
+
+/* "per_block_tasks: 4 dispatches, makespan 123.4 us" */
+static inline void ex_print_stats(const struct pto_graph *g, const char *what)
+{
+	unsigned int dispatches;
+	uint64_t makespan;
+
+	ex_graph_stats(g, &dispatches, &makespan);
+	printf("%s: %u dispatch%s, makespan %.1f us\n", what, dispatches,
+	       dispatches == 1 ? "" : "es", (double)makespan / 1000.0);
+}
+
 #endif /* PTO_EXAMPLE_H */

@@ -54,3 +54,15 @@ void pto_msgf(char *buf, size_t len, const char *fmt, ...)
 	vsnprintf(buf, len, fmt, ap);
 	va_end(ap);
 }
+
+const char *pto_fmt_size(char *buf, size_t len, uint64_t bytes)
+{
+	if (bytes && !(bytes % 1024))
+		snprintf(buf, len, "%llu KiB",
+			 (unsigned long long)(bytes / 1024));
+	else if (bytes == 1)
+		snprintf(buf, len, "1 byte");
+	else
+		snprintf(buf, len, "%llu bytes", (unsigned long long)bytes);
+	return buf;
+}

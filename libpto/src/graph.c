@@ -55,6 +55,8 @@ struct pto_vec {
  * @num_scalars: scalars
  * @num_deps: dependencies
  * @reason: enum pto_reason of the last run
+ * @split_mode: mixed tasks: enum pto_split_mode
+ * @slot_num: mixed tasks: cross-core ring slots as given (0: default)
  */
 struct pto_graph_task {
 	uint64_t task_id;
@@ -74,6 +76,8 @@ struct pto_graph_task {
 	uint8_t num_scalars;
 	uint8_t num_deps;
 	uint8_t reason;
+	uint8_t split_mode;
+	uint16_t slot_num;
 };
 
 /**
@@ -152,11 +156,20 @@ static struct pto_graph_task *pto_task(const struct pto_graph *g, size_t i)
 
 /*
  * Completions a task that ran posts: one per block and core. A mixed task
- * (AIC + AIV kernels) runs each block on its cluster's AIC and one AIV.
+ * (AIC + AIV kernels) runs each block on its cluster's AIC and one AIV
+ * (split NONE) or both (UP_DOWN).
  */
-static uint32_t pto_task_records(uint32_t block_num, bool mixed)
+static uint32_t pto_task_parts(bool mixed, uint32_t split_mode)
 {
-	return block_num * (mixed ? 2 : 1);
+	if (!mixed)
+		return 1;
+	return split_mode == PTO_SPLIT_UP_DOWN ? 3 : 2;
+}
+
+static uint32_t pto_task_records(const struct pto_graph_task *t)
+{
+	return t->block_num *
+	       pto_task_parts(t->kernel[0] && t->kernel[1], t->split_mode);
 }
 
 PTO_API int pto_graph_new(struct pto_device *dev, struct pto_graph **out)
@@ -271,6 +284,47 @@ static int pto_add_check_kernel(struct pto_add_ctx *c,
 	return 0;
 }
 
+/* A kernel that uses the cross-core ring outside a mixed task. */
+static const char *pto_ring_op_of(const struct pto_kernel *k)
+{
+	if (!k || (!k->push.used && !k->pop.used))
+		return NULL;
+	if (k->push.used && k->pop.used)
+		return "PUSH and POP";
+	return k->push.used ? "PUSH" : "POP";
+}
+
+/*
+ * The cross-core ring: only a mixed task has one, and its two kernels'
+ * tiles must match under the split and fit the AIV's UB with the slots.
+ */
+static int pto_add_check_ring(struct pto_add_ctx *c)
+{
+	const struct pto_task_desc *d = c->d;
+	char why[PTO_GRAPH_MSG_SIZE];
+	const char *op;
+	int ret;
+
+	if (d->kernel_aiv && d->kernel_aic) {
+		ret = pto_mixed_check(d->kernel_aic, d->kernel_aiv,
+				      d->split_mode, d->slot_num, why,
+				      sizeof(why));
+		return ret ? pto_add_fail(c, ret, "%s", why) : 0;
+	}
+	if (d->split_mode || d->slot_num)
+		return pto_add_fail(
+			c, -EINVAL,
+			"split_mode %u and slot_num %u are for mixed tasks (kernel_aic and kernel_aiv both set)",
+			(unsigned int)d->split_mode, d->slot_num);
+	op = pto_ring_op_of(d->kernel_aiv ? d->kernel_aiv : d->kernel_aic);
+	if (op)
+		return pto_add_fail(
+			c, -EINVAL,
+			"%s uses the cross-core ring (%s), which only a mixed task has: set kernel_aic and kernel_aiv",
+			d->kernel_aiv ? "kernel_aiv" : "kernel_aic", op);
+	return 0;
+}
+
 /* Blocks of a SYNC_START task must all fit on the device at once. */
 static uint32_t pto_sync_start_capacity(const struct pto_graph *g,
 					const struct pto_task_desc *d)
@@ -324,7 +378,7 @@ static int pto_add_check_shape(struct pto_add_ctx *c)
 				 "kernel_aiv") ||
 	    pto_add_check_kernel(c, d->kernel_aic, PTO_CORE_AIC, "kernel_aic"))
 		return -EINVAL;
-	return 0;
+	return pto_add_check_ring(c);
 }
 
 static uint8_t pto_kernels_arg_use(const struct pto_task_desc *d, uint32_t i)
@@ -541,8 +595,9 @@ PTO_API int pto_graph_add_task(struct pto_graph *g,
 		ret = pto_add_predicate(&c, args, &pred);
 	if (ret)
 		return ret;
-	records = pto_task_records(desc->block_num,
-				   desc->kernel_aiv && desc->kernel_aic);
+	records = desc->block_num *
+		  pto_task_parts(desc->kernel_aiv && desc->kernel_aic,
+				 desc->split_mode);
 	if (g->total_blocks + records > UINT32_MAX)
 		return pto_add_fail(&c, -E2BIG, "too many blocks in the graph");
 
@@ -576,6 +631,8 @@ PTO_API int pto_graph_add_task(struct pto_graph *g,
 		.num_tensors = (uint8_t)desc->num_tensors,
 		.num_scalars = (uint8_t)desc->num_scalars,
 		.num_deps = (uint8_t)ndeps,
+		.split_mode = (uint8_t)desc->split_mode,
+		.slot_num = (uint16_t)desc->slot_num,
 	};
 	t.tensor_off = pto_vec_append(&g->tensors, sizeof(*args), args,
 				      desc->num_tensors);
@@ -638,6 +695,8 @@ static int pto_run_push(struct pto_run *r, size_t i)
 		.num_tensors = t->num_tensors,
 		.num_scalars = t->num_scalars,
 		.num_deps = t->num_deps,
+		.split_mode = t->split_mode,
+		.slot_num = t->slot_num,
 	};
 	e.tensors = PTO_VEC_AT(&g->tensors, struct drm_pto_npu_tensor_arg,
 			       t->tensor_off);
@@ -649,14 +708,20 @@ static int pto_run_push(struct pto_run *r, size_t i)
 	return pto_sq_push(&r->q->sq, &e);
 }
 
-/* Block order; the AIC record of a mixed task's block before its AIV's. */
+/*
+ * Block order; within a mixed task's block the AIC record first, then its
+ * AIVs by core index (sub_block 0 before 1 under UP_DOWN).
+ */
 static int pto_block_cmp(const void *x, const void *y)
 {
 	const struct pto_block_info *a = x, *b = y;
 
 	if (a->block != b->block)
 		return (a->block > b->block) - (a->block < b->block);
-	return (a->core_type < b->core_type) - (a->core_type > b->core_type);
+	if (a->core_type != b->core_type)
+		return (a->core_type < b->core_type) -
+		       (a->core_type > b->core_type);
+	return (a->core > b->core) - (a->core < b->core);
 }
 
 static void pto_run_complete(struct pto_run *r,
@@ -674,8 +739,7 @@ static void pto_run_complete(struct pto_run *r,
 	if (t->status != PTO_STATUS_PENDING)
 		return;
 	pto_cqe_from_drm(&c, cqe);
-	if (t->nblocks <
-	    pto_task_records(t->block_num, t->kernel[0] && t->kernel[1]))
+	if (t->nblocks < pto_task_records(t))
 		g->blocks[t->block_off + t->nblocks++] = c.info;
 	if (!t->task_id)
 		t->task_id = cqe->task_id;

@@ -52,6 +52,20 @@ struct pto_tensor {
 #define PTO_ARG_WRITTEN (1U << 1)
 
 /**
+ * struct pto_ring_use - the tile every PUSH (or every POP) of a kernel moves
+ * @used: the kernel has such an instruction
+ * @dtype: enum pto_dtype of the tile
+ * @rows: its rows
+ * @cols: its columns
+ */
+struct pto_ring_use {
+	bool used;
+	uint8_t dtype;
+	uint32_t rows;
+	uint32_t cols;
+};
+
+/**
  * struct pto_kernel - an uploaded program
  * @dev: device it lives on
  * @handle: kernel handle, never 0
@@ -61,6 +75,9 @@ struct pto_tensor {
  * @arg_dtype: per tensor argument: enum pto_dtype the program uses it as,
  *	       0 for any
  * @arg_use: per tensor argument: PTO_ARG_* bits
+ * @ub_used: bytes of UB its tiles take, placed as the device places them
+ * @push: the tile its PUSHes move
+ * @pop: the tile its POPs fill
  */
 struct pto_kernel {
 	struct pto_device *dev;
@@ -70,7 +87,23 @@ struct pto_kernel {
 	uint32_t num_scalar_args;
 	uint8_t arg_dtype[PTO_MAX_ARGS];
 	uint8_t arg_use[PTO_MAX_ARGS];
+	uint32_t ub_used;
+	struct pto_ring_use push;
+	struct pto_ring_use pop;
 };
+
+/*
+ * kernel.c: what libpto learns from a program (argument use, UB bytes,
+ * ring tiles) without the device; @k's other fields are left alone.
+ */
+void pto_kernel_scan(struct pto_kernel *k, const struct pto_insn *insns,
+		     uint32_t n, const struct pto_tile_decl *tiles,
+		     uint32_t num_tiles);
+
+/* mixed.c: pto_mixed_check() against a UB of @ub_size bytes. */
+int pto_mixed_verify(const struct pto_kernel *aic, const struct pto_kernel *aiv,
+		     uint32_t split_mode, uint32_t slot_num, uint32_t ub_size,
+		     char *msg, size_t len);
 
 struct pto_queue;
 
@@ -127,6 +160,9 @@ int pto_query(int fd, uint32_t type, void *data, uint32_t size);
 /* error.c: snprintf() into a message buffer, cutting what does not fit. */
 __attribute__((format(printf, 3, 4))) void pto_msgf(char *buf, size_t len,
 						    const char *fmt, ...);
+
+/* error.c: "256 KiB" when whole KiB, else "100 bytes" (or "1 byte"). */
+const char *pto_fmt_size(char *buf, size_t len, uint64_t bytes);
 
 /* queue.c */
 int pto_queue_init_rings(struct pto_queue *q, void *map, size_t map_size,

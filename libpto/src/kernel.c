@@ -2,8 +2,9 @@
 /*
  * Kernel upload (DRM_IOCTL_PTO_NPU_KERNEL_CREATE) and the kernel handle.
  * The device verifies the program and counts its arguments; libpto also
- * notes how each tensor argument is used, so a graph can check a task's
- * tensors before the device does.
+ * notes how each tensor argument is used, the UB its tiles take and the
+ * tiles its PUSHes and POPs move, so a graph can check a task's tensors
+ * and a mixed task's cross-core ring before the device does.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -18,19 +19,53 @@ _Static_assert((int)PTO_VERIFY_LOOP_COUNT ==
 		       (int)PTO_VERIFY_BUDGET == (int)DRM_PTO_NPU_VERIFY_BUDGET,
 	       "public verifier codes mirror the uapi");
 
-/* Tensor arguments the program reads or writes, and as which dtype. */
-static void pto_kernel_scan_args(struct pto_kernel *k,
-				 const struct pto_insn *insns, uint32_t n,
-				 const struct pto_tile_decl *tiles,
-				 uint32_t num_tiles)
+/* The first PUSH (or POP) names the ring tile: the verifier saw to the rest. */
+static void pto_kernel_ring_use(struct pto_ring_use *u,
+				const struct pto_tile_decl *tiles,
+				uint32_t num_tiles, unsigned int t)
 {
+	if (u->used || t >= num_tiles)
+		return;
+	*u = (struct pto_ring_use){
+		.used = true,
+		.dtype = tiles[t].dtype,
+		.rows = tiles[t].rows,
+		.cols = tiles[t].cols,
+	};
+}
+
+/*
+ * Tensor arguments the program reads or writes, and as which dtype; the UB
+ * its tiles take; the tiles its PUSHes and POPs move.
+ */
+void pto_kernel_scan(struct pto_kernel *k, const struct pto_insn *insns,
+		     uint32_t n, const struct pto_tile_decl *tiles,
+		     uint32_t num_tiles)
+{
+	uint64_t ub = 0;
 	uint32_t i;
+
+	/* Placed as the verifier places them: back to back, 64-byte aligned. */
+	for (i = 0; i < num_tiles; i++) {
+		if (tiles[i].buf != PTO_BUF_UB)
+			continue;
+		ub = (ub + 63) & ~(uint64_t)63;
+		ub += (uint64_t)tiles[i].rows * tiles[i].cols *
+		      pto_dtype_size(tiles[i].dtype);
+	}
+	k->ub_used = ub > UINT32_MAX ? UINT32_MAX : (uint32_t)ub;
 
 	for (i = 0; i < n; i++) {
 		const struct pto_insn *in = &insns[i];
 		uint8_t use = 0, dtype = 0;
 
 		switch (in->op) {
+		case PTO_OP_PUSH:
+			pto_kernel_ring_use(&k->push, tiles, num_tiles, in->a);
+			continue;
+		case PTO_OP_POP:
+			pto_kernel_ring_use(&k->pop, tiles, num_tiles, in->dst);
+			continue;
 		case PTO_OP_GLD:
 			use = PTO_ARG_READ;
 			break;
@@ -105,7 +140,7 @@ int pto_kernel_upload(struct pto_device *dev, uint32_t core_type,
 	k->core_type = core_type;
 	k->num_tensor_args = c.num_tensor_args;
 	k->num_scalar_args = c.num_scalar_args;
-	pto_kernel_scan_args(k, insns, num_insns, tiles, num_tiles);
+	pto_kernel_scan(k, insns, num_insns, tiles, num_tiles);
 	*out = k;
 	return 0;
 }
@@ -166,4 +201,35 @@ PTO_API enum pto_dtype pto_kernel_tensor_arg_dtype(const struct pto_kernel *k,
 	if (index >= PTO_MAX_ARGS)
 		return 0;
 	return (enum pto_dtype)k->arg_dtype[index];
+}
+
+static int pto_ring_tile_out(const struct pto_ring_use *u,
+			     struct pto_ring_tile *out)
+{
+	if (!u->used)
+		return -ENOENT;
+	if (out)
+		*out = (struct pto_ring_tile){ u->dtype, u->rows, u->cols };
+	return 0;
+}
+
+PTO_API int pto_kernel_push_tile(const struct pto_kernel *k,
+				 struct pto_ring_tile *out)
+{
+	if (!k)
+		return -EINVAL;
+	return pto_ring_tile_out(&k->push, out);
+}
+
+PTO_API int pto_kernel_pop_tile(const struct pto_kernel *k,
+				struct pto_ring_tile *out)
+{
+	if (!k)
+		return -EINVAL;
+	return pto_ring_tile_out(&k->pop, out);
+}
+
+PTO_API uint32_t pto_kernel_ub_used(const struct pto_kernel *k)
+{
+	return k ? k->ub_used : 0;
 }

@@ -42,6 +42,9 @@ static const char *const pto_op_names[] = {
 	[PTO_OP_TROWRED] = "TROWRED",
 	[PTO_OP_TCAST] = "TCAST",
 	[PTO_OP_MATMUL] = "MATMUL",
+	[PTO_OP_SYNCALL] = "SYNCALL",
+	[PTO_OP_PUSH] = "PUSH",
+	[PTO_OP_POP] = "POP",
 };
 
 static const char *const pto_buf_names[] = {
@@ -87,19 +90,6 @@ pto_kb_insn_fail(struct pto_kb *kb, uint8_t op, uint32_t code, const char *fmt,
 	va_end(ap);
 	return pto_kb_fail(kb, -EINVAL, code, kb->n, "insn %u (%s): %s", kb->n,
 			   pto_op_names[op], what);
-}
-
-/* "256 KiB" when whole KiB, else "100 bytes" (or "1 byte"). */
-static const char *pto_fmt_size(char *buf, size_t len, uint64_t bytes)
-{
-	if (bytes && !(bytes % 1024))
-		snprintf(buf, len, "%llu KiB",
-			 (unsigned long long)(bytes / 1024));
-	else if (bytes == 1)
-		snprintf(buf, len, "1 byte");
-	else
-		snprintf(buf, len, "%llu bytes", (unsigned long long)bytes);
-	return buf;
 }
 
 /* ------------------------------------------------------------- lifetime */
@@ -1048,6 +1038,57 @@ PTO_API int pto_kb_matmul(struct pto_kb *kb, unsigned int d, unsigned int a,
 					s2, s3);
 	return pto_kb_emit(kb, PTO_OP_MATMUL, d, a, b, 0, 0,
 			   acc ? PTO_INSN_F_ACC : 0, 0);
+}
+
+/* ------------------------------------------------------------- ring */
+
+/*
+ * Every PUSH (or every POP) of a kernel moves one tile shape and dtype:
+ * the ring's slot. The verifier's rule, with the first use named.
+ */
+static int pto_kb_ring(struct pto_kb *kb, uint8_t op, unsigned int t)
+{
+	struct pto_kb_ring *r = op == PTO_OP_PUSH ? &kb->push : &kb->pop;
+	const struct pto_tile_decl *td;
+	char s1[64], s2[64];
+	int ret;
+
+	PTO_KB_ENTER(kb);
+	td = pto_kb_treg(kb, op, t);
+	if (!td)
+		return kb->err;
+	if (r->used && (td->rows != r->rows || td->cols != r->cols ||
+			td->dtype != r->dtype)) {
+		snprintf(s2, sizeof(s2), "%s %ux%u", pto_dtype_name(r->dtype),
+			 r->rows, r->cols);
+		return pto_kb_insn_fail(
+			kb, op, PTO_VERIFY_TILE_SHAPE,
+			"every %s of a kernel moves one tile shape: %s, but insn %u moved %s",
+			pto_op_names[op], pto_tile_str(s1, sizeof(s1), kb, t),
+			r->insn, s2);
+	}
+	ret = pto_kb_emit(kb, op, op == PTO_OP_POP ? t : 0,
+			  op == PTO_OP_PUSH ? t : 0, 0, 0, 0, 0, 0);
+	if (ret || r->used)
+		return ret;
+	*r = (struct pto_kb_ring){
+		.used = true,
+		.dtype = td->dtype,
+		.rows = td->rows,
+		.cols = td->cols,
+		.insn = kb->n - 1,
+	};
+	return 0;
+}
+
+PTO_API int pto_kb_push(struct pto_kb *kb, unsigned int t)
+{
+	return pto_kb_ring(kb, PTO_OP_PUSH, t);
+}
+
+PTO_API int pto_kb_pop(struct pto_kb *kb, unsigned int t)
+{
+	return pto_kb_ring(kb, PTO_OP_POP, t);
 }
 
 /* ------------------------------------------------------------- finish */

@@ -39,6 +39,22 @@ struct pto_kb_jump {
 };
 
 /**
+ * struct pto_kb_ring - the tile the PUSHes (or POPs) of a kernel move
+ * @used: one was emitted
+ * @dtype: its tile's dtype
+ * @rows: rows
+ * @cols: columns
+ * @insn: the first such instruction
+ */
+struct pto_kb_ring {
+	bool used;
+	uint8_t dtype;
+	uint32_t rows;
+	uint32_t cols;
+	uint32_t insn;
+};
+
+/**
  * struct pto_kb - a kernel under construction
  * @dev: device to upload to; NULL for a builder that only checks
  * @info: topology and buffer budgets the checks use
@@ -60,6 +76,8 @@ struct pto_kb_jump {
  * @depth: open loops
  * @arg_dtype: dtype each tensor argument is used as so far, 0 for any
  * @arg_insn: first instruction that fixed @arg_dtype
+ * @push: the tile of the kernel's PUSHes
+ * @pop: the tile of its POPs
  * @err: sticky error, 0 or a negative errno
  * @err_info: its verifier code and index
  * @msg: its message
@@ -85,6 +103,8 @@ struct pto_kb {
 	uint32_t depth;
 	uint8_t arg_dtype[PTO_MAX_ARGS];
 	uint32_t arg_insn[PTO_MAX_ARGS];
+	struct pto_kb_ring push;
+	struct pto_kb_ring pop;
 	int err;
 	struct pto_verify_info err_info;
 	char msg[PTO_KB_MSG_SIZE];

@@ -4,6 +4,7 @@
  * CQ, mapped MAP_SHARED. The ring arithmetic lives in ring.c; here are the
  * ioctls and the conversion from the public task description.
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -15,6 +16,14 @@ _Static_assert(PTO_TASK_SYNC_START == DRM_PTO_NPU_TASK_F_SYNC_START,
 	       "public task flags mirror the uapi");
 _Static_assert(PTO_TASK_EARLY_RESOLVE == DRM_PTO_NPU_TASK_F_EARLY_RESOLVE,
 	       "public task flags mirror the uapi");
+#if UINTPTR_MAX == UINT64_MAX
+/* split_mode and slot_num took reserved space: nothing else moved. */
+_Static_assert(sizeof(struct pto_task_desc) == 120 &&
+		       offsetof(struct pto_task_desc, split_mode) == 68 &&
+		       offsetof(struct pto_task_desc, predicate) == 72 &&
+		       offsetof(struct pto_task_desc, slot_num) == 88,
+	       "struct pto_task_desc keeps its size and field offsets");
+#endif
 _Static_assert(PTO_BLOCK_LAST == DRM_PTO_NPU_CQE_F_LAST &&
 		       PTO_BLOCK_RAN == DRM_PTO_NPU_CQE_F_RAN &&
 		       PTO_BLOCK_STAGED == DRM_PTO_NPU_CQE_F_STAGED,
@@ -234,6 +243,10 @@ PTO_API int pto_queue_push_task(struct pto_queue *q,
 	if (desc->num_tensors > PTO_MAX_ARGS ||
 	    desc->num_scalars > PTO_MAX_ARGS || desc->num_deps > PTO_MAX_ARGS)
 		return -E2BIG;
+	/* What the entry's fields can hold; the device judges the values. */
+	if ((unsigned int)desc->split_mode > UINT8_MAX ||
+	    desc->slot_num > UINT16_MAX)
+		return -EINVAL;
 	if ((desc->kernel_aiv && desc->kernel_aiv->dev != q->dev) ||
 	    (desc->kernel_aic && desc->kernel_aic->dev != q->dev))
 		return -EINVAL;
@@ -257,6 +270,8 @@ PTO_API int pto_queue_push_task(struct pto_queue *q,
 		.num_tensors = (uint8_t)desc->num_tensors,
 		.num_scalars = (uint8_t)desc->num_scalars,
 		.num_deps = (uint8_t)desc->num_deps,
+		.split_mode = (uint8_t)desc->split_mode,
+		.slot_num = (uint16_t)desc->slot_num,
 	};
 	e.tensors = targs;
 	e.scalars = desc->scalars;

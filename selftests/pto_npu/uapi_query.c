@@ -24,7 +24,7 @@
 #define KERNEL_ADDRESS 0xffffffffff000000ull
 
 /* A query type no module version defines. */
-#define UNKNOWN_QUERY_TYPE (DRM_PTO_NPU_QUERY_MEMORY + 1)
+#define UNKNOWN_QUERY_TYPE (DRM_PTO_NPU_QUERY_COUNTERS + 1)
 
 /* Bytes a hypothetical newer user structure has past the known one. */
 #define QUERY_SLACK 64

@@ -11,7 +11,7 @@
  * timestamps.
  *
  * A graph copies what it needs at add time (buffer handles, layouts,
- * scalars, the name): a 72-byte record per task plus 48 bytes per tensor,
+ * scalars, the name): an 80-byte record per task plus 48 bytes per tensor,
  * 8 per scalar, 4 per dependency and its name, in a few flat arrays; a
  * run adds 64 bytes per block for the results. Graphs of tens of
  * thousands of tasks are fine.
@@ -57,11 +57,13 @@ PTO_API void pto_graph_free(struct pto_graph *g);
  * dtypes as the kernels use them and layouts the device can address;
  * dependencies on earlier tasks (repeats are dropped); a predicate on a
  * signed integer element of one of the task's tensors, whose producers in
- * @g are among the dependencies.
+ * @g are among the dependencies; the cross-core ring: PUSH/POP, split_mode
+ * and slot_num only in a mixed task, whose kernels pass pto_mixed_check().
  *
  * Return: the task's index in @g (0 for the first), or -EINVAL (the
- * reason is in pto_graph_error()), -E2BIG (a count over a limit) or
- * -ENOMEM.
+ * reason is in pto_graph_error()), -ENOSPC (a mixed task's ring slots do
+ * not fit the AIV's UB; the message names the slot_num that fits), -E2BIG
+ * (a count over a limit) or -ENOMEM.
  */
 PTO_API int pto_graph_add_task(struct pto_graph *g,
 			       const struct pto_task_desc *desc);
@@ -144,11 +146,18 @@ PTO_API uint64_t pto_graph_task_id(const struct pto_graph *g, unsigned int idx);
  * pto_graph_task_blocks() - per-block results of a task in the last run
  * @g: graph
  * @idx: task index
- * @blocks: set to the blocks, in block index order; valid until the next
+ * @blocks: set to the records, in block index order; valid until the next
  *	    run or pto_graph_free()
- * @n: set to their count: block_num for a task that ran (one per block
- *     and core: 2 * block_num for a mixed task, AIC first), 1 for a task
- *     that never reached a core, 0 before its completion
+ * @n: set to their count, 0 before the task's completion. A task that
+ *     never reached a core has 1. A task that ran has one record per block
+ *     and core (unit): block_num for an AIV or AIC task; for a mixed task
+ *     2 per block under PTO_SPLIT_NONE (its AIC, then its AIV) and 3 under
+ *     PTO_SPLIT_UP_DOWN (its AIC, then the AIVs of sub_block 0 and 1).
+ *
+ * Each record says which block it belongs to (&pto_block_info.block), on
+ * which core type (PTO_CORE_AIC or PTO_CORE_AIV: this is how the AIC and
+ * AIV spans of a mixed block are told apart) and core it ran, and when.
+ * The AIVs of cluster c are cores 2c (sub_block 0) and 2c + 1.
  *
  * Return: 0, or -EINVAL for @idx out of range.
  */

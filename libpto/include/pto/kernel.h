@@ -162,6 +162,53 @@ PTO_API uint32_t pto_kernel_num_scalar_args(const struct pto_kernel *k);
 PTO_API enum pto_dtype pto_kernel_tensor_arg_dtype(const struct pto_kernel *k,
 						   uint32_t index);
 
+/**
+ * struct pto_ring_tile - the tile a kernel moves through the cross-core ring
+ * @dtype: &enum pto_dtype
+ * @rows: rows
+ * @cols: columns
+ */
+struct pto_ring_tile {
+	uint32_t dtype;
+	uint32_t rows;
+	uint32_t cols;
+};
+
+/**
+ * pto_kernel_push_tile() - shape of the tile every PUSH of a kernel moves
+ * @k: kernel
+ * @out: filled when the kernel has a PUSH, or NULL
+ *
+ * Known for every kernel, from the builder or raw: libpto reads it off the
+ * program at upload (the verifier has checked that every PUSH moves one
+ * shape).
+ *
+ * Return: 0, or -ENOENT when the kernel has no PUSH.
+ */
+PTO_API int pto_kernel_push_tile(const struct pto_kernel *k,
+				 struct pto_ring_tile *out);
+
+/**
+ * pto_kernel_pop_tile() - shape of the tile every POP of a kernel fills
+ * @k: kernel
+ * @out: filled when the kernel has a POP, or NULL
+ *
+ * Return: 0, or -ENOENT when the kernel has no POP.
+ */
+PTO_API int pto_kernel_pop_tile(const struct pto_kernel *k,
+				struct pto_ring_tile *out);
+
+/**
+ * pto_kernel_ub_used() - bytes of UB a kernel's tiles take
+ * @k: kernel
+ *
+ * Tiles placed back to back, each 64-byte aligned, as the device places
+ * them. In a mixed task the cross-core ring goes after them.
+ *
+ * Return: the bytes; 0 for an AIC kernel.
+ */
+PTO_API uint32_t pto_kernel_ub_used(const struct pto_kernel *k);
+
 /* ------------------------------------------------------------- builder */
 
 /**
@@ -360,6 +407,26 @@ PTO_API int pto_kb_tcast(struct pto_kb *kb, unsigned int d, unsigned int a);
  */
 PTO_API int pto_kb_matmul(struct pto_kb *kb, unsigned int d, unsigned int a,
 			  unsigned int b, bool acc);
+
+/**
+ * pto_kb_push() - PUSH: move t[t] into the cross-core ring of a mixed task
+ *
+ * From the AIC, to the cluster's AIV (under PTO_SPLIT_UP_DOWN the upper
+ * half of the rows to sub_block 0, the lower half to sub_block 1); from an
+ * AIV, to the AIC. Waits for a free slot. Every PUSH of a kernel moves one
+ * tile shape and dtype (the ring's slot): a PUSH of another shape is
+ * refused (PTO_VERIFY_TILE_SHAPE). A kernel with PUSH or POP runs only in
+ * a mixed task.
+ */
+PTO_API int pto_kb_push(struct pto_kb *kb, unsigned int t);
+/**
+ * pto_kb_pop() - POP: t[t] = the oldest filled slot of the cross-core ring
+ *
+ * Waits for a filled slot, copies it and frees it. An AIC POP gathers the
+ * halves both AIVs pushed under PTO_SPLIT_UP_DOWN. Every POP of a kernel
+ * fills one tile shape and dtype.
+ */
+PTO_API int pto_kb_pop(struct pto_kb *kb, unsigned int t);
 
 /**
  * pto_kb_program() - the encoded program, checked as for upload

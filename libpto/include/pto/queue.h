@@ -41,6 +41,60 @@ struct pto_tensor;
 #define PTO_TASK_EARLY_RESOLVE (1U << 1)
 
 /**
+ * enum pto_split_mode - how a mixed task uses the two AIVs of its cluster
+ * @PTO_SPLIT_NONE: one AIV runs the vector kernel on whole tiles; the
+ *		    cluster's other AIV stays reserved for the block
+ * @PTO_SPLIT_UP_DOWN: both AIVs run it, each on half the rows of every
+ *		       tile that crosses the ring: sub_block_id 0 gets the
+ *		       upper half, 1 the lower half of what the AIC pushes,
+ *		       and an AIC POP gathers both halves back. The cube side
+ *		       stays full size.
+ */
+enum pto_split_mode {
+	PTO_SPLIT_NONE = 0,
+	PTO_SPLIT_UP_DOWN = 1,
+};
+
+/** PTO_DEFAULT_SLOT_NUM - cross-core ring slots of a mixed task with slot_num 0. */
+#define PTO_DEFAULT_SLOT_NUM 8
+/** PTO_MAX_SLOT_NUM - most cross-core ring slots of a mixed task. */
+#define PTO_MAX_SLOT_NUM 64
+
+/**
+ * pto_mixed_check() - would a mixed task of these kernels be accepted?
+ * @aic: the cube kernel (core type AIC)
+ * @aiv: the vector kernel (core type AIV)
+ * @split_mode: &enum pto_split_mode
+ * @slot_num: cross-core ring slots, 0 for PTO_DEFAULT_SLOT_NUM
+ * @msg: buffer for the reason of a refusal, or NULL
+ * @len: bytes at @msg
+ *
+ * The build-time rules of the cross-core ring, the same the device applies
+ * when it takes the task (pto_graph_add_task() applies them to every task
+ * that has both kernels):
+ *  - every PUSH of a kernel moves one tile shape, every POP too (the
+ *    kernel builder and the verifier enforce it per kernel);
+ *  - the AIC's PUSH tile is the AIV's POP tile under the split: rows =
+ *    AIV rows x parts (2 under UP_DOWN, 1 under NONE), same columns and
+ *    dtype; the same for the AIV's PUSH and the AIC's POP; the AIC's rows
+ *    divide between the parts;
+ *  - the ring lives in the AIV's UB after the vector kernel's tiles:
+ *    ALIGN(tiles, 64) + slot_num x (bytes of one AIV's share of a
+ *    cube-to-vector slot + of a vector-to-cube slot) must fit the UB.
+ *    The refusal names the slot_num that would fit, for instance
+ *    "cross-core ring: 8 slots x 32 KiB + 160 KiB of tiles exceed the
+ *    192 KiB UB; slot_num <= 1 fits".
+ *
+ * Return: 0; -ENOSPC when the ring does not fit the UB; -EINVAL for
+ * shapes that do not match, a bad split_mode or slot_num, kernels missing,
+ * of the wrong core type or of different devices. @msg says which.
+ */
+PTO_API int pto_mixed_check(const struct pto_kernel *aic,
+			    const struct pto_kernel *aiv,
+			    enum pto_split_mode split_mode,
+			    unsigned int slot_num, char *msg, size_t len);
+
+/**
  * struct pto_predicate - dispatch predicate: run only if
  * tensors[@tensor][@row, @col] @op @literal
  * @tensor: index of the tensor argument holding the operand, a signed
@@ -76,8 +130,20 @@ struct pto_predicate {
  *	  absolute (> 0) or relative (< 0). For pto_graph_add_task(): indexes
  *	  of earlier tasks of the graph.
  * @num_deps: 0..&pto_limits.max_deps
+ * @split_mode: mixed tasks (both kernels set): &enum pto_split_mode; must
+ *		be PTO_SPLIT_NONE (0) for other tasks
  * @predicate: dispatch predicate, or NULL
  * @user_data: copied to the task's CQEs (queues only; graphs use their own)
+ * @slot_num: mixed tasks: slots of the cross-core ring, 0 for
+ *	      PTO_DEFAULT_SLOT_NUM, at most PTO_MAX_SLOT_NUM; must be 0 for
+ *	      other tasks. The slots come out of the AIV's UB: see
+ *	      pto_mixed_check().
+ * @reserved32: zero
+ * @reserved: zero
+ *
+ * A task with both @kernel_aic and @kernel_aiv is a mixed task: each of
+ * its blocks takes a whole cluster (the AIC and its two AIVs) and the two
+ * kernels exchange tiles through the cross-core ring (PUSH/POP).
  *
  * Zero-initialise it: fields added later keep their old meaning at zero.
  */
@@ -93,10 +159,12 @@ struct pto_task_desc {
 	const int64_t *scalars;
 	const int64_t *deps;
 	uint32_t num_deps;
-	uint32_t reserved32;
+	enum pto_split_mode split_mode;
 	const struct pto_predicate *predicate;
 	uint64_t user_data;
-	uint64_t reserved[4];
+	uint32_t slot_num;
+	uint32_t reserved32;
+	uint64_t reserved[3];
 };
 
 /**
@@ -316,7 +384,7 @@ PTO_API uint32_t pto_task_slots(uint32_t num_tensors, uint32_t num_scalars,
  * doorbell, reap, retry); -E2BIG when it could never fit (more slots than
  * the ring, or a count over 255); -EINVAL for a bad argument (no kernel, a
  * dependency of 0, a tensor of another device or whose layout the entry
- * cannot express).
+ * cannot express, a split_mode or slot_num its fields cannot hold).
  */
 PTO_API int pto_queue_push_task(struct pto_queue *q,
 				const struct pto_task_desc *desc);
