@@ -8,8 +8,10 @@
 #define PTO_EXAMPLE_H
 
 #include <stdarg.h>
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <pto/pto.h>
 
@@ -64,10 +66,30 @@ static int ex_add(struct pto_graph *g, const struct pto_task_desc *d)
 	return idx;
 }
 
+/*
+ * Name the graph "<example>.<what>" (spaces and odd characters become '_'),
+ * so with PTO_TRACE_DIR set (make demo, ptoctl trace) its swimlane and
+ * deps.json are <example>.<what>.trace.json and .deps.json.
+ */
+static void ex_name_graph(struct pto_graph *g, const char *what)
+{
+	char name[96];
+	size_t i;
+
+	snprintf(name, sizeof(name), "%s.%s", ex_name, what);
+	for (i = strlen(ex_name) + 1; name[i]; i++)
+		if (!isalnum((unsigned char)name[i]) && name[i] != '-')
+			name[i] = '_';
+	pto_graph_set_name(g, name);
+}
+
 /* Run a graph that must succeed. */
 static void ex_run(struct pto_graph *g, struct pto_queue *q, const char *what)
 {
-	int ret = pto_graph_run(g, q, EX_TIMEOUT_NS);
+	int ret;
+
+	ex_name_graph(g, what);
+	ret = pto_graph_run(g, q, EX_TIMEOUT_NS);
 
 	if (ret)
 		ex_fail("run %s: %s: %s", what, pto_strerror(ret),

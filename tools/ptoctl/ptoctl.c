@@ -17,7 +17,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <xf86drm.h>
+#include <stdbool.h>
 #include <pto/pto.h>
+#include "pto_npu_accel.h"
 
 #define PTOCTL_EXIT_ERROR 1
 #define PTOCTL_EXIT_USAGE 2
@@ -26,14 +31,111 @@ struct ptoctl_cmd {
 	const char *name;
 	const char *summary;
 	int (*run)(struct pto_device *dev, int argc, char **argv);
+	bool no_device;
 };
 
 static int ptoctl_info(struct pto_device *dev, int argc, char **argv);
+static int ptoctl_stat(struct pto_device *dev, int argc, char **argv);
+static int ptoctl_trace(struct pto_device *dev, int argc, char **argv);
+static int ptoctl_deps(struct pto_device *dev, int argc, char **argv);
 
 static const struct ptoctl_cmd ptoctl_cmds[] = {
 	{ "info", "topology, buffer budgets, limits and GM accounting",
-	  ptoctl_info },
+	  ptoctl_info, false },
+	{ "stat", "the device's event counters (dispatches, skips, stages, ...)",
+	  ptoctl_stat, false },
+	{ "trace", "[-o DIR] -- CMD...: record each graph CMD runs as swimlane + deps.json",
+	  ptoctl_trace, true },
+	{ "deps", "[-o DIR] -- CMD...: record each graph CMD runs as deps.json",
+	  ptoctl_deps, true },
 };
+
+static const char *const ptoctl_counter_names[] = {
+	"tasks", "invalid", "dispatches", "blocks", "skips", "stages",
+	"doorbells", "barriers", "faults", "timeouts", "retired",
+};
+
+static int ptoctl_stat(struct pto_device *dev, int argc, char **argv)
+{
+	struct drm_pto_npu_counters cnt = { 0 };
+	struct drm_pto_npu_query q = {
+		.type = DRM_PTO_NPU_QUERY_COUNTERS,
+		.size = sizeof(cnt),
+		.data = (uintptr_t)&cnt,
+	};
+	const uint64_t *v = (const uint64_t *)&cnt;
+	size_t i;
+
+	(void)argv;
+	if (argc != 1) {
+		fprintf(stderr, "usage: ptoctl stat\n");
+		return PTOCTL_EXIT_USAGE;
+	}
+	if (drmIoctl(pto_device_fd(dev), DRM_IOCTL_PTO_NPU_QUERY, &q)) {
+		fprintf(stderr, "ptoctl: counters: %s\n", pto_strerror(-errno));
+		return PTOCTL_EXIT_ERROR;
+	}
+	for (i = 0; i < sizeof(ptoctl_counter_names) / sizeof(ptoctl_counter_names[0]); i++)
+		printf("%-11s %" PRIu64 "\n", ptoctl_counter_names[i], v[i]);
+	return 0;
+}
+
+/*
+ * Run a command with PTO_TRACE_DIR set: libpto writes every graph it runs
+ * as DIR/<graph name>.trace.json (swimlane) and .deps.json.
+ */
+static int ptoctl_record(int argc, char **argv, const char *kind)
+{
+	const char *dir = ".";
+	int i = 1, status;
+	pid_t pid;
+
+	if (i < argc && !strcmp(argv[i], "-o") && i + 1 < argc) {
+		dir = argv[i + 1];
+		i += 2;
+	}
+	if (i < argc && !strcmp(argv[i], "--"))
+		i++;
+	if (i >= argc) {
+		fprintf(stderr, "usage: ptoctl %s [-o DIR] -- CMD [ARGS...]\n",
+			argv[0]);
+		return PTOCTL_EXIT_USAGE;
+	}
+	if (mkdir(dir, 0755) && errno != EEXIST) {
+		fprintf(stderr, "ptoctl: %s: %s\n", dir, strerror(errno));
+		return PTOCTL_EXIT_ERROR;
+	}
+	pid = fork();
+	if (pid < 0) {
+		perror("ptoctl: fork");
+		return PTOCTL_EXIT_ERROR;
+	}
+	if (!pid) {
+		setenv("PTO_TRACE_DIR", dir, 1);
+		setenv("PTO_TRACE_KIND", kind, 1);
+		execvp(argv[i], argv + i);
+		fprintf(stderr, "ptoctl: %s: %s\n", argv[i], strerror(errno));
+		_exit(127);
+	}
+	if (waitpid(pid, &status, 0) < 0) {
+		perror("ptoctl: waitpid");
+		return PTOCTL_EXIT_ERROR;
+	}
+	fprintf(stderr, "ptoctl: %s written under %s\n", kind, dir);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : PTOCTL_EXIT_ERROR;
+}
+
+static int ptoctl_trace(struct pto_device *dev, int argc, char **argv)
+{
+	(void)dev;
+	return ptoctl_record(argc, argv, "trace");
+}
+
+static int ptoctl_deps(struct pto_device *dev, int argc, char **argv)
+{
+	(void)dev;
+	return ptoctl_record(argc, argv, "deps");
+}
 
 static void ptoctl_usage(FILE *f)
 {
@@ -230,6 +332,8 @@ int main(int argc, char **argv)
 		return PTOCTL_EXIT_USAGE;
 	}
 
+	if (cmd->no_device)
+		return cmd->run(NULL, argc - optind, argv + optind);
 	if (path)
 		ret = pto_device_open_path(path, &dev);
 	else

@@ -78,6 +78,56 @@ PTO_API int pto_graph_add_task(struct pto_graph *g,
 PTO_API const char *pto_graph_error(const struct pto_graph *g);
 
 /**
+ * pto_graph_set_name() - name a graph (its trace files are named after it)
+ * @g: graph
+ * @name: up to 95 characters, copied
+ *
+ * Return: 0, or -EINVAL.
+ */
+PTO_API int pto_graph_set_name(struct pto_graph *g, const char *name);
+
+/**
+ * pto_graph_name() - the graph's name, "" if none was set
+ * @g: graph
+ *
+ * Return: the name.
+ */
+PTO_API const char *pto_graph_name(const struct pto_graph *g);
+
+/**
+ * pto_graph_write_swimlane() - write the last run's timeline
+ * @g: graph that has run
+ * @path: output file
+ *
+ * Chrome Trace Event JSON, opened by Perfetto UI and chrome://tracing:
+ * one process per device, a lane per core (AIC_n, AIV_n) and a scheduler
+ * lane; a bar per block part from start to end named after its task, with
+ * dispatch/receive/finish, block, task id and status in its args; the
+ * [dispatch, start] wait as an async slice; skipped and never-run tasks as
+ * instant markers on the scheduler lane; dependency flow arrows. With
+ * PTO_TRACE_DIR set in the environment, pto_graph_run() writes
+ * PTO_TRACE_DIR/<name>.trace.json and <name>.deps.json after every run.
+ * Documentation/swimlane.rst describes both formats.
+ *
+ * Return: 0 or a negative errno.
+ */
+PTO_API int pto_graph_write_swimlane(const struct pto_graph *g,
+				     const char *path);
+
+/**
+ * pto_graph_write_deps() - write the graph as deps.json
+ * @g: graph
+ * @path: output file
+ *
+ * Tasks (index, device task id, name, kernel handles per core type, block
+ * count, shape AIV/AIC/MIX, flags, predicate), tensors (buffer, offset,
+ * shape, dtype) and edges (pred, succ).
+ *
+ * Return: 0 or a negative errno.
+ */
+PTO_API int pto_graph_write_deps(const struct pto_graph *g, const char *path);
+
+/**
  * pto_graph_run() - run every task of a graph and collect the results
  * @g: graph
  * @q: queue of the graph's device, used by this call alone until it

@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libpto internal: the task graph's representation, shared by the graph
+ * runner (graph.c) and the trace writers (trace.c).
+ */
+#ifndef PTO_GRAPH_INTERNAL_H
+#define PTO_GRAPH_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "internal.h"
+
+#define PTO_GRAPH_NAME_SIZE 96
+/** PTO_GRAPH_MSG_SIZE - bytes of pto_graph_error() text. */
+#define PTO_GRAPH_MSG_SIZE 256
+
+/* A growable array of fixed-size elements. */
+struct pto_vec {
+	void *data;
+	size_t n;
+	size_t cap;
+};
+
+/**
+ * struct pto_graph_task - one task and its result
+ * @task_id: id the device gave it in the last run, 0 until taken
+ * @detail: status detail
+ * @block_off: first of its block records in &pto_graph.blocks
+ * @name: offset + 1 of its name in &pto_graph.names, 0 if none
+ * @kernel: kernel handles, [0] AIV and [1] AIC, 0 for none
+ * @flags: DRM_PTO_NPU_TASK_F_*, the predicate flag included
+ * @block_num: blocks
+ * @tensor_off: first tensor argument in &pto_graph.tensors
+ * @scalar_off: first scalar in &pto_graph.scalars
+ * @dep_off: first dependency in &pto_graph.deps
+ * @pred: its predicate in &pto_graph.preds (with the predicate flag)
+ * @nblocks: block records of the last run
+ * @status: enum pto_status of the last run
+ * @num_tensors: tensor arguments
+ * @num_scalars: scalars
+ * @num_deps: dependencies
+ * @reason: enum pto_reason of the last run
+ * @split_mode: mixed tasks: enum pto_split_mode
+ * @slot_num: mixed tasks: cross-core ring slots as given (0: default)
+ */
+struct pto_graph_task {
+	uint64_t task_id;
+	uint64_t detail;
+	uint64_t block_off;
+	uint32_t name;
+	uint32_t kernel[2];
+	uint32_t flags;
+	uint32_t block_num;
+	uint32_t tensor_off;
+	uint32_t scalar_off;
+	uint32_t dep_off;
+	uint32_t pred;
+	uint32_t nblocks;
+	int32_t status;
+	uint8_t num_tensors;
+	uint8_t num_scalars;
+	uint8_t num_deps;
+	uint8_t reason;
+	uint8_t split_mode;
+	uint16_t slot_num;
+};
+
+/**
+ * struct pto_graph - a task graph
+ * @dev: device
+ * @tasks: struct pto_graph_task
+ * @tensors: struct drm_pto_npu_tensor_arg of every task
+ * @tensor_use: per tensor argument: PTO_ARG_* bits of the task's kernels
+ * @scalars: int64_t scalars of every task
+ * @deps: uint32_t dependencies (graph indexes) of every task
+ * @preds: struct drm_pto_npu_predicate
+ * @names: NUL-terminated names
+ * @blocks: struct pto_block_info results, one run's worth
+ * @total_blocks: block records of all tasks (pto_task_records())
+ * @ran: a run has started since the graph was made
+ * @msg: pto_graph_error() text
+ * @name: pto_graph_set_name(), names trace files
+ * @runs: runs so far (numbers trace files of unnamed graphs)
+ */
+struct pto_graph {
+	struct pto_device *dev;
+	struct pto_vec tasks;
+	struct pto_vec tensors;
+	struct pto_vec tensor_use;
+	struct pto_vec scalars;
+	struct pto_vec deps;
+	struct pto_vec preds;
+	struct pto_vec names;
+	struct pto_block_info *blocks;
+	uint64_t total_blocks;
+	bool ran;
+	char msg[PTO_GRAPH_MSG_SIZE];
+	char name[PTO_GRAPH_NAME_SIZE];
+	unsigned int runs;
+};
+
+#define PTO_VEC_AT(v, type, i) (&((type *)(v)->data)[i])
+
+static inline const char *pto_graph_name_at(const struct pto_graph *g,
+					    uint32_t off)
+{
+	return off ? (const char *)g->names.data + off - 1 : NULL;
+}
+
+/* trace.c: write the swimlane and deps.json of the last run when
+ * PTO_TRACE_DIR is set in the environment. */
+void pto_trace_export(struct pto_graph *g);
+
+#endif
