@@ -51,8 +51,13 @@ rc=0
 timeout --foreground -k 10 "$timeout_s" "$@" </dev/null >"$log" 2>&1 || rc=$?
 if [ "$mode" = demo ]; then
 	# The demo's own output, without the kernel's boot chatter.
-	sed -n '/^== /,/^=== PTO-DEMO/p' "$log" | grep -v '^=== PTO-DEMO'
-	grep -q '^=== PTO-DEMO rc=0' "$log" || { echo "vm: demo failed; console log: $log" >&2; exit 1; }
+	sed -n '/^== /,/^=== PTO-DEMO/p' "$log" | grep -v '^=== PTO-DEMO' || true
+	rm -rf "$build/demo"
+	"$here/extract-files.py" "$build/vm/$mode.data" "$build/demo" >/dev/null
+	demo_ok=0
+	grep -q '^=== PTO-DEMO rc=0' "$log" || demo_ok=1
+	python3 "$here/../demo/confirm.py" "$build/demo" || demo_ok=1
+	[ $demo_ok = 0 ] || { echo "vm: demo failed; console log: $log" >&2; exit 1; }
 fi
 if [ $rc = 124 ] || [ $rc = 137 ]; then
 	echo "vm: TIMEOUT after ${timeout_s}s; console log: $log" >&2
