@@ -178,7 +178,11 @@ void pto_queue_task_done(struct pto_task *task, struct list_head *freeable)
 		pto_update_held(q);
 	}
 	spin_unlock(&q->cq_lock);
-	wake_up_all(&task->ctx->wq);
+	/*
+	 * No wake-up here: waiters are woken when the task is freed, after
+	 * the core's thread has run everything its completions released, so
+	 * a woken user thread does not preempt the critical path.
+	 */
 }
 
 /* Move held completions into free CQ space. */

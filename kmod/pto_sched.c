@@ -716,8 +716,9 @@ void pto_task_free(struct pto_task *task)
 
 	spin_lock(&s->lock);
 	list_del(&task->ctx_link);
-	if (atomic_dec_and_test(&ctx->inflight) || ctx->dead)
-		wake_up_all(&ctx->wq);
+	atomic_dec(&ctx->inflight);
+	/* CQEs posted, back-pressure relieved, or the last task gone. */
+	wake_up_all(&ctx->wq);
 	spin_unlock(&s->lock);
 	kvfree(task);
 }

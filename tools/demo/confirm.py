@@ -60,10 +60,11 @@ class Run:
         return [b for b in self.bars if b['args']['graph_index'] == idx]
 
     def lanes_at_once(self, idx):
-        """Most lanes one task occupies at the same instant."""
+        """Most lanes one task occupies at the same instant (a core is the
+        block's from its dispatch to its end)."""
         pts = []
         for b in self.bars_of(idx):
-            pts.append((b['ts'], 1))
+            pts.append((b['args']['dispatch_us'], 1))
             pts.append((b['ts'] + b['dur'], -1))
         pts.sort(key=lambda p: (p[0], p[1]))
         cur = best = 0
