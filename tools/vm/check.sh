@@ -26,6 +26,17 @@ echo "=== PTO-DONE" >>"$hostlog"
 echo "check: KUnit and kselftests in the VM (~2-4 min)" >&2
 "$here/vm.sh" --mode check --build "$build" --config "$config" --log "$build/vm/check.log"
 
+# The guide's "How to confirm" statements, on the traces the examples wrote.
+confirmlog="$build/vm/confirm.log"
+rm -rf "$build/demo"
+"$here/extract-files.py" "$build/vm/check.data" "$build/demo" >/dev/null
+{
+	echo "=== PTO-SUITE demo confirm"
+	python3 "$here/../demo/confirm.py" --tap "$build/demo"
+	echo "=== PTO-END confirm rc=0"
+	echo "=== PTO-DONE"
+} >"$confirmlog" 2>&1
+
 expected=$(for t in "$build"/selftests/*; do [ -x "$t" ] && basename "$t"; done | tr '\n' ' ')
 exec python3 "$here/parse-results.py" --expect-kselftests "$expected" \
-	"$hostlog" "$build/vm/check.log"
+	"$hostlog" "$build/vm/check.log" "$confirmlog"

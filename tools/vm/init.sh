@@ -1,6 +1,7 @@
 #!/bin/busybox sh
 # /init of the pto-npu test VM. The mode comes from the kernel command line
-# (pto.mode=check|demo|shell). Output is framed for tools/vm/parse-results.py:
+# (pto.mode=check|demo|shell|bench[:ARG,ARG...]). Output is framed for
+# tools/vm/parse-results.py (bench: tools/bench/report.py):
 #   === PTO-SUITE <kind> <name>   ...TAP...   === PTO-END <name> rc=<rc>
 /bin/busybox --install -s /bin
 export PATH=/bin:/sbin:/pto/bin
@@ -20,6 +21,14 @@ for arg in $(cat /proc/cmdline); do
 	pto.mode=*) mode=${arg#pto.mode=} ;;
 	esac
 done
+# bench:-r,5 -> mode bench, pto-bench arguments "-r 5"
+bench_args=""
+case "$mode" in
+bench:*)
+	bench_args=$(echo "${mode#bench:}" | tr ',' ' ')
+	mode=bench
+	;;
+esac
 
 KMEMLEAK=/sys/kernel/debug/kmemleak
 MOD=/pto/modules
@@ -96,6 +105,17 @@ check)
 		(cd /tmp && "$t" 2>&1)
 		suite_end "$name" $?
 	done
+	# The examples, with their swimlanes and graphs sent to the host for
+	# tools/demo/confirm.py (the "How to confirm" checks).
+	suite vm examples
+	echo "1..1"
+	if /pto/demo.sh >/tmp/demo.out 2>&1; then
+		echo "ok 1 every example checks its result"
+	else
+		cat /tmp/demo.out
+		echo "not ok 1 every example checks its result"
+	fi
+	suite_end examples 0
 	rmmod pto_npu
 	if [ -w $KMEMLEAK ]; then
 		# Objects younger than 5 s are never reported: let them age.
@@ -124,6 +144,18 @@ demo)
 	else
 		ptoctl info
 		echo "=== PTO-DEMO rc=$?"
+	fi
+	finish
+	;;
+bench)
+	# The module built against the bench kernel (make bench-module).
+	echo "=== PTO-BENCH-BEGIN"
+	if insmod /pto/bench/pto_npu.ko; then
+		# shellcheck disable=SC2086
+		(cd /tmp && /pto/bench/pto-bench $bench_args)
+		echo "=== PTO-BENCH-RC rc=$?"
+	else
+		echo "=== PTO-BENCH-RC rc=insmod"
 	fi
 	finish
 	;;
