@@ -118,10 +118,13 @@ static void pto_fill_cqe(struct drm_pto_npu_cqe *cqe, const struct pto_task *t,
 	}
 }
 
-/* Number of CQEs a task posts: one per unit placed, at least one. */
+/*
+ * Number of CQEs a task posts: one per unit placed if any of them ran,
+ * else one (refused, skipped, dependency failed or cancelled while staged).
+ */
 static u32 pto_task_ncqe(const struct pto_task *t)
 {
-	return max(t->next_block * t->nparts, 1U);
+	return t->any_ran ? t->next_block * t->nparts : 1;
 }
 
 /* Post what fits of a task's CQEs; true when all are posted. */
@@ -134,7 +137,7 @@ static bool pto_post(struct pto_queue *q, struct pto_task *t)
 		u32 b = t->posted;
 		struct drm_pto_npu_cqe *cqe = &q->cq[q->cq_tail & (q->cq_entries - 1)];
 
-		pto_fill_cqe(cqe, t, t->next_block ? &t->blocks[b] : NULL,
+		pto_fill_cqe(cqe, t, t->any_ran ? &t->blocks[b] : NULL,
 			     b / t->nparts, b == total - 1);
 		q->cq_tail++;
 		t->posted++;
@@ -435,9 +438,12 @@ static int pto_resolve_kernels(struct pto_device *pdev, struct pto_task *t,
 		return -EINVAL;
 	/* Cores (clusters for a mixed task) the device holds at once. */
 	holds = pdev->sched->ncores[mix ? PTO_TASK_AIC : e->kernel_aiv ? 0 : 1];
+	/* HardSyncallOccupancy first: it names the more specific rule. */
+	if (pto_resolve_hard_sync(t, e, mix, holds))
+		return -EINVAL;
 	if ((e->flags & DRM_PTO_NPU_TASK_F_SYNC_START) && e->block_num > holds)
 		return pto_refuse(t, DRM_PTO_NPU_REASON_SYNC_START, holds);
-	return pto_resolve_hard_sync(t, e, mix, holds);
+	return 0;
 }
 
 /* The dtype every kernel of the task uses tensor @i as, 0 for any. */

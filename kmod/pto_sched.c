@@ -547,6 +547,7 @@ next_core:
 			res.status = DRM_PTO_NPU_STATUS_CANCELLED;
 		} else {
 			rec->ran = true;
+			task->any_ran = true;
 			pto_exec_block(core, task, unit, &res);
 		}
 		rec->ts[PTO_TS_END] = ktime_get_ns();
@@ -561,12 +562,13 @@ next_core:
 		pto_block_done(s, core, task, unit, &res, &freeable, &adopt);
 		if (adopt && core->run_task && !core->staged) {
 			/*
-			 * The released consumer is on the critical path: run it
-			 * now and hand our own next unit to a worker.
+			 * Our own core has a unit, and only this thread runs
+			 * it: the adopted core goes back to its own thread (it
+			 * may wait on our unit, at a barrier or a ring).
 			 */
-			core->in_worker = false;
-			pto_core_kick(s, core, NULL);
-			break;
+			adopt->in_worker = false;
+			pto_core_kick(s, adopt, NULL);
+			adopt = NULL;
 		}
 	}
 	core->in_worker = false;

@@ -276,6 +276,7 @@ enum pto_task_state {
  * @bar_round: completed rounds (xlock)
  * @bar_exited: units that have ended (xlock)
  * @ts_retire: when the task completed (CLOCK_MONOTONIC ns)
+ * @any_ran: some unit's kernel ran (else the task posts one CQE)
  */
 struct pto_task {
 	struct pto_file *ctx;
@@ -322,6 +323,7 @@ struct pto_task {
 	u32 bar_round;
 	u32 bar_exited;
 	u64 ts_retire;
+	bool any_ran;
 };
 
 /**

@@ -71,6 +71,8 @@ static const struct {
 	[PTO_REASON_RING] = { "RING", "cross-core ring misuse" },
 	[PTO_REASON_SLOT_BUDGET] = { "SLOT_BUDGET",
 				     "cross-core ring slots do not fit in the UB" },
+	[PTO_REASON_SYNCALL] = { "SYNCALL",
+				 "HARD syncall launch does not occupy every core of its type" },
 };
 
 PTO_API const char *pto_status_name(int status)

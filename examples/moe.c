@@ -1,0 +1,285 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The dispatch predicate's use case: a mixture of experts where the router
+ * sends some experts no tokens.
+ *
+ * A router task (one block) counts, for 64 tokens, how many the router
+ * assigned to each of 8 experts: counts[0, e] (int32), computed on the
+ * device from the assignment tensor. Each expert is an SPMD task of 4
+ * blocks, depending on the router and predicated on counts[0, e] > 0; it
+ * fills its 16 output rows with its expert id and stores its token count
+ * in column 0. Experts the router sent nothing are skipped: their rows
+ * keep the host's sentinel.
+ *
+ * For comparison the same graph without predicates, the experts checking
+ * the count themselves and ending early: every expert is dispatched.
+ */
+#include <string.h>
+
+#include "example.h"
+
+#define EXPERTS 8
+#define TOKENS 64
+#define EXPERT_ROWS 16
+#define EXPERT_BLOCKS 4
+#define BLOCK_ROWS (EXPERT_ROWS / EXPERT_BLOCKS)
+#define COLS 128
+#define SENTINEL (-1)
+
+/* Tensor arguments: router [assign, counts]; experts [out, counts]. */
+enum { ARG_ASSIGN = 0, ARG_COUNTS = 1 };
+enum { ARG_OUT = 0 };
+
+/* counts[0, e] = 0 for all e; then counts[0, assign[0, t]] += 1 for all t. */
+static struct pto_kernel *build_router(struct pto_device *dev)
+{
+	struct pto_kb *kb;
+
+	ex_check(pto_kb_new(dev, PTO_CORE_AIV, &kb), "kernel builder");
+	pto_kb_ldi(kb, 0, 0);
+	pto_kb_loopi(kb, 1, EXPERTS);
+	pto_kb_gst(kb, ARG_COUNTS, 0, 1, 0);
+	pto_kb_endloop(kb);
+	pto_kb_loopi(kb, 1, TOKENS);
+	pto_kb_gld(kb, 2, ARG_ASSIGN, 0, 1);
+	pto_kb_gld(kb, 3, ARG_COUNTS, 0, 2);
+	pto_kb_alui(kb, PTO_ALU_ADD, 3, 3, 1);
+	pto_kb_gst(kb, ARG_COUNTS, 0, 2, 3);
+	pto_kb_endloop(kb);
+	pto_kb_end(kb);
+	return ex_finish(kb, "router");
+}
+
+/*
+ * Expert e (scalar argument 0): its block fills rows
+ * e * 16 + block * 4 .. + 4 of out with e, then out[row, 0] = counts[0, e].
+ * With @self_check, an expert whose count is 0 ends at once instead.
+ */
+static struct pto_kernel *build_expert(struct pto_device *dev, bool self_check)
+{
+	struct pto_kb *kb;
+	int t, done = -1;
+
+	ex_check(pto_kb_new(dev, PTO_CORE_AIV, &kb), "kernel builder");
+	t = pto_kb_tile(kb, PTO_DTYPE_I32, PTO_BUF_UB, BLOCK_ROWS, COLS);
+	pto_kb_arg(kb, 0, 0);			/* s0 = e */
+	pto_kb_ldi(kb, 1, 0);			/* s1 = 0 */
+	pto_kb_gld(kb, 2, ARG_COUNTS, 1, 0);	/* s2 = counts[0, e] */
+	if (self_check) {
+		done = pto_kb_label_new(kb);
+		pto_kb_jz(kb, 2, done);
+	}
+	pto_kb_sreg(kb, 3, PTO_SREG_BLOCK_IDX);
+	pto_kb_alui(kb, PTO_ALU_MUL, 3, 3, BLOCK_ROWS);
+	pto_kb_alui(kb, PTO_ALU_MUL, 4, 0, EXPERT_ROWS);
+	pto_kb_alu(kb, PTO_ALU_ADD, 3, 3, 4);	/* s3 = first row */
+	pto_kb_tfill(kb, t, 0);
+	pto_kb_tstore(kb, t, ARG_OUT, 3, 1);
+	pto_kb_loopi(kb, 5, BLOCK_ROWS);
+	pto_kb_alu(kb, PTO_ALU_ADD, 6, 3, 5);
+	pto_kb_gst(kb, ARG_OUT, 6, 1, 2);
+	pto_kb_endloop(kb);
+	if (self_check)
+		pto_kb_label_bind(kb, done);
+	pto_kb_end(kb);
+	return ex_finish(kb, self_check ? "expert (self-checking)" : "expert");
+}
+
+/* Tasks that reached a core, and first dispatch to last finish of those. */
+static void run_figures(const struct pto_graph *g, unsigned int *dispatches,
+			unsigned int *skipped, uint64_t *makespan_ns)
+{
+	uint64_t first = UINT64_MAX, last = 0;
+	unsigned int i, j, n;
+
+	*dispatches = 0;
+	*skipped = 0;
+	for (i = 0; i < pto_graph_task_count(g); i++) {
+		const struct pto_block_info *b;
+		bool ran = false;
+
+		*skipped += pto_graph_task_status(g, i, NULL, NULL) ==
+			    PTO_STATUS_SKIPPED;
+		if (pto_graph_task_blocks(g, i, &b, &n))
+			continue;
+		for (j = 0; j < n; j++) {
+			if (!(b[j].flags & PTO_BLOCK_RAN))
+				continue;
+			ran = true;
+			if (b[j].ts_dispatch < first)
+				first = b[j].ts_dispatch;
+			if (b[j].ts_finish > last)
+				last = b[j].ts_finish;
+		}
+		*dispatches += ran;
+	}
+	*makespan_ns = last > first ? last - first : 0;
+}
+
+static struct pto_graph *build_graph(struct pto_device *dev,
+				     struct pto_kernel *router,
+				     struct pto_kernel *expert,
+				     struct pto_tensor *assign,
+				     struct pto_tensor *counts,
+				     struct pto_tensor *out, bool predicated)
+{
+	static int64_t ids[EXPERTS];
+	static struct pto_predicate preds[EXPERTS];
+	struct pto_tensor *r_args[2] = { assign, counts };
+	struct pto_tensor *e_args[2] = { out, counts };
+	struct pto_graph *g;
+	int64_t dep = 0;
+	int e;
+
+	ex_check(pto_graph_new(dev, &g), "graph");
+	ex_add(g, &(struct pto_task_desc){
+			  .name = "router",
+			  .kernel_aiv = router,
+			  .block_num = 1,
+			  .tensors = r_args,
+			  .num_tensors = 2,
+		  });
+	for (e = 0; e < EXPERTS; e++) {
+		char name[32];
+
+		ids[e] = e;
+		preds[e] = (struct pto_predicate){
+			.tensor = ARG_COUNTS, .op = PTO_CMP_GT, .row = 0,
+			.col = (uint32_t)e, .literal = 0,
+		};
+		snprintf(name, sizeof(name), "expert_%d", e);
+		ex_add(g, &(struct pto_task_desc){
+				  .name = name,
+				  .kernel_aiv = expert,
+				  .block_num = EXPERT_BLOCKS,
+				  .tensors = e_args,
+				  .num_tensors = 2,
+				  .scalars = &ids[e],
+				  .num_scalars = 1,
+				  .deps = &dep,
+				  .num_deps = 1,
+				  .predicate = predicated ? &preds[e] : NULL,
+			  });
+	}
+	return g;
+}
+
+static void check_out(const int32_t *po, const int32_t *want_counts,
+		      const char *what)
+{
+	int e, r, c;
+
+	for (e = 0; e < EXPERTS; e++) {
+		for (r = e * EXPERT_ROWS; r < (e + 1) * EXPERT_ROWS; r++) {
+			for (c = 0; c < COLS; c++) {
+				int32_t got = po[r * COLS + c], want;
+
+				if (!want_counts[e])
+					want = SENTINEL;
+				else
+					want = c ? e : want_counts[e];
+				if (got != want)
+					ex_fail("%s: expert %d out[%d][%d] = %d, want %d%s",
+						what, e, r, c, got, want,
+						want == SENTINEL ?
+							" (untouched)" : "");
+			}
+		}
+	}
+}
+
+int main(void)
+{
+	static const int routed[] = { 0, 2, 3, 7, 2, 0, 7, 7, 3 };
+	int32_t want_counts[EXPERTS] = { 0 }, *pa, *pc, *po;
+	struct pto_tensor *assign, *counts, *out;
+	struct pto_kernel *router, *expert, *expert_chk;
+	struct pto_device *dev;
+	struct pto_queue *q;
+	int form, t, e, empty = 0;
+
+	ex_name = "moe";
+	(void)ex_print_blocks;
+	ex_check(pto_device_open(0, &dev), "open device 0");
+	ex_check(pto_tensor_alloc(dev, PTO_DTYPE_I32, 2,
+				  (const int64_t[]){ 1, TOKENS }, &assign),
+		 "tensor assign");
+	ex_check(pto_tensor_alloc(dev, PTO_DTYPE_I32, 2,
+				  (const int64_t[]){ 1, EXPERTS }, &counts),
+		 "tensor counts");
+	ex_check(pto_tensor_alloc(dev, PTO_DTYPE_I32, 2,
+				  (const int64_t[]){ EXPERTS * EXPERT_ROWS,
+						     COLS },
+				  &out),
+		 "tensor out");
+	pa = pto_tensor_data(assign);
+	pc = pto_tensor_data(counts);
+	po = pto_tensor_data(out);
+
+	/* Tokens go to experts 0, 2, 3 and 7 only: 1, 4, 5, 6 get none. */
+	for (t = 0; t < TOKENS; t++) {
+		pa[t] = routed[(t * 5 + t / 7) % 9];
+		want_counts[pa[t]]++;
+	}
+	for (e = 0; e < EXPERTS; e++)
+		empty += !want_counts[e];
+
+	router = build_router(dev);
+	expert = build_expert(dev, false);
+	expert_chk = build_expert(dev, true);
+	ex_check(pto_queue_create(dev, 0, 0, &q), "queue");
+
+	for (form = 0; form < 2; form++) {
+		bool predicated = form == 0;
+		const char *what = predicated ? "predicated experts" :
+						"self-checking experts";
+		struct pto_graph *g;
+		unsigned int dispatches, skipped;
+		uint64_t makespan;
+
+		for (t = 0; t < EXPERTS * EXPERT_ROWS * COLS; t++)
+			po[t] = SENTINEL;
+		for (e = 0; e < EXPERTS; e++)
+			pc[e] = -100;	/* the router must overwrite it */
+		g = build_graph(dev, router, predicated ? expert : expert_chk,
+				assign, counts, out, predicated);
+		ex_run(g, q, what);
+		for (e = 0; e < EXPERTS; e++)
+			if (pc[e] != want_counts[e])
+				ex_fail("%s: counts[0, %d] = %d, want %d", what,
+					e, pc[e], want_counts[e]);
+		check_out(po, want_counts, what);
+		for (e = 0; e < EXPERTS; e++) {
+			int st = pto_graph_task_status(g, 1 + e, NULL, NULL);
+			int want = predicated && !want_counts[e] ?
+					   PTO_STATUS_SKIPPED :
+					   PTO_STATUS_OK;
+
+			if (st != want)
+				ex_fail("%s: expert %d is %s, want %s", what, e,
+					pto_status_name(st),
+					pto_status_name(want));
+		}
+		run_figures(g, &dispatches, &skipped, &makespan);
+		printf("  %s: experts with tokens %d of %d; skipped %u (skip ratio %.1f %%); dispatches %u, tasks %u, makespan %.1f us\n",
+		       what, EXPERTS - empty, EXPERTS, skipped,
+		       100.0 * skipped / EXPERTS, dispatches,
+		       pto_graph_task_count(g), makespan / 1e3);
+		if (predicated && skipped != (unsigned int)empty)
+			ex_fail("%s: %u experts skipped, want %d", what,
+				skipped, empty);
+		printf("PASS moe %s\n", what);
+		pto_graph_free(g);
+	}
+
+	ex_check(pto_queue_destroy(q), "destroy queue");
+	pto_kernel_free(expert_chk);
+	pto_kernel_free(expert);
+	pto_kernel_free(router);
+	pto_tensor_free(out);
+	pto_tensor_free(counts);
+	pto_tensor_free(assign);
+	pto_device_close(dev);
+	printf("PASS moe\n");
+	return 0;
+}
