@@ -255,6 +255,45 @@ static int pto_add_check_ring(struct pto_add_ctx *c)
 	return 0;
 }
 
+/*
+ * HardSyncallOccupancy: a HARD syncall launch occupies every core of the
+ * barrier's type (one block per AIV, or per cluster for AIC and MIX), is
+ * sync_start, and the barrier's type is the task's shape. On hardware
+ * anything else deadlocks (507018); here it is refused before it is sent.
+ */
+static int pto_add_check_hard_sync(struct pto_add_ctx *c)
+{
+	const struct pto_task_desc *d = c->d;
+	const struct pto_kernel *k[2] = { d->kernel_aiv, d->kernel_aic };
+	bool mix = d->kernel_aiv && d->kernel_aic;
+	uint8_t want = mix ? PTO_SYNC_MIX : d->kernel_aiv ? PTO_SYNC_AIV : PTO_SYNC_AIC;
+	unsigned int need = d->kernel_aiv && !mix ?
+			    pto_available_aiv_count(c->g->dev) :
+			    pto_available_cluster_count(c->g->dev);
+	uint8_t type = 0;
+	int i;
+
+	for (i = 0; i < 2; i++)
+		if (k[i] && k[i]->hard_sync)
+			type = k[i]->hard_sync;
+	if (!type)
+		return 0;
+	if (type != want)
+		return pto_add_fail(c, -EINVAL,
+				    "HardSyncallOccupancy: a HARD syncall of type %u in a task of type %u",
+				    type, want);
+	if (mix && (!k[0]->hard_sync || !k[1]->hard_sync))
+		return pto_add_fail(c, -EINVAL,
+				    "HardSyncallOccupancy: both kernels of a mixed task must carry the HARD syncall");
+	if (!(d->flags & PTO_TASK_SYNC_START) || d->block_num != need)
+		return pto_add_fail(c, -EINVAL,
+				    "HardSyncallOccupancy: a HARD syncall needs block_num = %u (every %s) and PTO_TASK_SYNC_START, not %u blocks%s",
+				    need, mix || !d->kernel_aiv ? "cluster" : "AIV",
+				    d->block_num,
+				    (d->flags & PTO_TASK_SYNC_START) ? "" : " without sync_start");
+	return 0;
+}
+
 /* Blocks of a SYNC_START task must all fit on the device at once. */
 static uint32_t pto_sync_start_capacity(const struct pto_graph *g,
 					const struct pto_task_desc *d)
@@ -283,6 +322,8 @@ static int pto_add_check_shape(struct pto_add_ctx *c)
 		return pto_add_fail(c, -EINVAL, "unknown flags 0x%x",
 				    d->flags & ~(PTO_TASK_SYNC_START |
 						 PTO_TASK_EARLY_RESOLVE));
+	if (pto_add_check_hard_sync(c))
+		return -EINVAL;
 	cap = pto_sync_start_capacity(c->g, d);
 	if ((d->flags & PTO_TASK_SYNC_START) && d->block_num > cap)
 		return pto_add_fail(

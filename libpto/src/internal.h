@@ -90,6 +90,8 @@ struct pto_kernel {
 	uint32_t ub_used;
 	struct pto_ring_use push;
 	struct pto_ring_use pop;
+	/* enum pto_sync_type of its HARD syncalls, 0 if none */
+	uint8_t hard_sync;
 };
 
 /*

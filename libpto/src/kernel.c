@@ -60,6 +60,15 @@ void pto_kernel_scan(struct pto_kernel *k, const struct pto_insn *insns,
 		uint8_t use = 0, dtype = 0;
 
 		switch (in->op) {
+		case PTO_OP_SYNCALL:
+			if (in->mode == PTO_SYNC_HARD) {
+				k->hard_sync = (uint8_t)in->imm;
+				continue;
+			}
+			/* SOFT: the workspace counter is read and written. */
+			use = PTO_ARG_READ | PTO_ARG_WRITTEN;
+			dtype = PTO_DTYPE_I32;
+			break;
 		case PTO_OP_PUSH:
 			pto_kernel_ring_use(&k->push, tiles, num_tiles, in->a);
 			continue;

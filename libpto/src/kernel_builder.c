@@ -698,6 +698,26 @@ PTO_API int pto_kb_cacheinvalid(struct pto_kb *kb)
 	return pto_kb_emit(kb, PTO_OP_CACHEINVALID, 0, 0, 0, 0, 0, 0, 0);
 }
 
+PTO_API int pto_kb_syncall_hard(struct pto_kb *kb, enum pto_sync_type type)
+{
+	PTO_KB_ENTER(kb);
+	if (type != PTO_SYNC_AIV && type != PTO_SYNC_AIC && type != PTO_SYNC_MIX)
+		return pto_kb_fail(kb, -EINVAL, PTO_VERIFY_BAD_MODE, kb->n,
+				   "insn %u (SYNCALL): HARD type %d is not AIV, AIC or MIX",
+				   kb->n, (int)type);
+	return pto_kb_emit(kb, PTO_OP_SYNCALL, 0, 0, 0, 0, PTO_SYNC_HARD, 0, type);
+}
+
+PTO_API int pto_kb_syncall_soft(struct pto_kb *kb, unsigned int workspace,
+				unsigned int used_cores)
+{
+	PTO_KB_ENTER(kb);
+	PTO_KB_CHECK(PTO_KB_SREGS(kb, PTO_OP_SYNCALL, used_cores));
+	PTO_KB_CHECK(pto_kb_use_arg(kb, PTO_OP_SYNCALL, workspace, PTO_DTYPE_I32));
+	return pto_kb_emit(kb, PTO_OP_SYNCALL, 0, used_cores, 0, 0, PTO_SYNC_SOFT,
+			   0, workspace);
+}
+
 /* ------------------------------------------------------------- tiles */
 
 static bool pto_same_shape(const struct pto_tile_decl *x,

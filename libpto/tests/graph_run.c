@@ -951,7 +951,8 @@ static void status_and_reason_names(void)
 		!strcmp(pto_reason_name(PTO_REASON_SYNC_START), "SYNC_START"));
 	TAP_CHECK(!strcmp(pto_reason_name(PTO_REASON_SLOT_BUDGET),
 			  "SLOT_BUDGET"));
-	TAP_CHECK(!strcmp(pto_reason_name(18), "UNKNOWN"));
+	TAP_CHECK(!strcmp(pto_reason_name(PTO_REASON_SYNCALL), "SYNCALL"));
+	TAP_CHECK(!strcmp(pto_reason_name(19), "UNKNOWN"));
 	TAP_CHECK_EQ(PTO_GM_FAULT_TENSOR(FAULT_DETAIL), 1);
 	TAP_CHECK_EQ(PTO_GM_FAULT_ELEMENT(FAULT_DETAIL), 8192);
 }

@@ -357,6 +357,19 @@ PTO_API int pto_kb_atomic_add(struct pto_kb *kb, unsigned int d,
 PTO_API int pto_kb_fence(struct pto_kb *kb);
 /** pto_kb_cacheinvalid() - CACHEINVALID: see other cores' finished writes. */
 PTO_API int pto_kb_cacheinvalid(struct pto_kb *kb);
+/**
+ * pto_kb_syncall_hard() - SYNCALL HARD: every core of @type meets (FFTS
+ * emulation); the task must be sync_start with one block per core of that
+ * type (per cluster for AIC and MIX): pto_graph_add_task() checks it.
+ */
+PTO_API int pto_kb_syncall_hard(struct pto_kb *kb, enum pto_sync_type type);
+/**
+ * pto_kb_syncall_soft() - SYNCALL SOFT: s[@used_cores] participants meet on
+ * the counter of tensor argument @workspace (16 x int32, zero-initialised,
+ * used by nothing else). Works at any occupancy.
+ */
+PTO_API int pto_kb_syncall_soft(struct pto_kb *kb, unsigned int workspace,
+				unsigned int used_cores);
 
 /**
  * pto_kb_tload() - TLOAD: t[t] = the rows x cols window of g@tensor at
