@@ -203,6 +203,45 @@ def check_syncall(d, rep):
     rep.add('syncall', 'SOFT syncall', soft, why, ok, 'barrier')
 
 
+def validate_trace(path):
+    """The swimlane is well formed: parses, required fields, every lane's
+    bars in time order and never overlapping. Returns a list of problems."""
+    bad = []
+    try:
+        with open(path) as f:
+            ev = json.load(f)['traceEvents']
+    except (OSError, ValueError, KeyError) as e:
+        return ['%s: %s' % (path, e)]
+    need = {'X': ('pid', 'tid', 'name', 'ts', 'dur', 'args'),
+            'i': ('pid', 'tid', 'name', 'ts', 's'),
+            'b': ('pid', 'tid', 'name', 'ts', 'id', 'cat'),
+            'e': ('pid', 'tid', 'name', 'ts', 'id', 'cat'),
+            's': ('pid', 'tid', 'ts', 'id'), 'f': ('pid', 'tid', 'ts', 'id'),
+            'M': ('pid', 'name', 'args')}
+    lanes = {}
+    for e in ev:
+        ph = e.get('ph')
+        if ph not in need:
+            bad.append('unknown phase %r' % ph)
+            continue
+        missing = [k for k in need[ph] if k not in e]
+        if missing:
+            bad.append('%s event without %s' % (ph, ', '.join(missing)))
+        if ph == 'X':
+            for k in ('task_id', 'block', 'status', 'dispatch_us', 'receive_us', 'finish_us'):
+                if k not in e['args']:
+                    bad.append('bar without args.%s' % k)
+            if e['dur'] < 0 or e['args']['dispatch_us'] > e['ts'] + 1e-3:
+                bad.append('bar %s: dispatch after start or negative duration' % e['name'])
+            lanes.setdefault((e['pid'], e['tid']), []).append(e)
+    for lane, bars in lanes.items():
+        bars.sort(key=lambda b: b['ts'])
+        for a, b in zip(bars, bars[1:]):
+            if a['ts'] + a['dur'] > b['ts'] + 1e-3:
+                bad.append('lane %s: bars %s and %s overlap' % (lane[1], a['name'], b['name']))
+    return bad
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('dir')
@@ -226,6 +265,12 @@ def main():
             rep.rows.append({'technique': check.__name__, 'form': '-', 'dispatches': '-',
                              'tasks': '-', 'makespan_us': '-', 'confirm': 'error: %s' % e,
                              'confirm_ok': False, 'result': '-'})
+    for path in sorted(glob.glob(os.path.join(args.dir, '*.trace.json'))):
+        problems = validate_trace(path)
+        rep.rows.append({'technique': 'swimlane', 'form': os.path.basename(path),
+                         'dispatches': '-', 'tasks': '-', 'makespan_us': '-',
+                         'confirm': '; '.join(problems[:3]) or 'well formed',
+                         'confirm_ok': not problems, 'result': 'PASS'})
     failed = [r for r in rep.rows if not r['confirm_ok'] or r['result'] != 'PASS']
     if args.tap:
         print('1..%d' % len(rep.rows))
