@@ -12,7 +12,7 @@ build=build
 config=$here/test.config
 smp=${PTO_VM_SMP:-4}
 mem=${PTO_VM_MEM:-2G}
-timeout_s=${PTO_VM_TIMEOUT:-1200}
+timeout_s=${PTO_VM_TIMEOUT:-1800}
 log=""
 
 while [ $# -gt 0 ]; do
