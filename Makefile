@@ -3,6 +3,9 @@
 #   make            the module (against KDIR) and all of user space
 #   make check      every test: host unit tests, then KUnit + kselftests in the VM
 #   make demo       boots the VM, loads the module, runs the examples
+#   make bench      the runtime-overhead report: boots the VM with a kernel
+#                   without debug options, runs tools/bench/pto-bench, writes
+#                   build/bench/report.json and build/bench/ratios.png
 #   make vm-shell   an interactive VM with the module and tools
 #   make install    installs libpto, headers, ptoctl (PREFIX=/usr/local)
 
@@ -19,6 +22,19 @@ LDLIBS_USER := -ldrm -lpthread -lm
 # The test kernel (Linux 6.12 with debug options), built once per config.
 TEST_KCONFIG := $(VMDIR)/test.config
 KSRC := $(or $(PTO_CACHE),$(or $(XDG_CACHE_HOME),$(HOME)/.cache)/pto-npu)/linux-source-6.12
+
+# The benchmark kernel: test.config without KASAN, lockdep, kmemleak, UBSAN.
+BENCH_KCONFIG := $(VMDIR)/bench.config
+# vCPUs of the bench VM. qemu TCG runs each vCPU as a host thread; on a
+# shared 2-CPU host a vCPU is often descheduled while it holds a spinlock
+# the other vCPU spins on, which swamps what the rows measure (IQRs of
+# 10-1000x). One vCPU gives repeatable figures (IQRs of a few percent);
+# BENCH_SMP=2 shows the SMP behaviour, noise included.
+BENCH_SMP ?= 1
+# Debian's python3 (python3-matplotlib draws the chart), else the one in PATH.
+BENCH_PY := $(shell [ -x /usr/bin/python3 ] && echo /usr/bin/python3 || echo python3)
+# Arguments of pto-bench in the VM, comma separated (e.g. BENCH_ARGS=-r,5,-R,1,2).
+BENCH_ARGS ?=
 
 # KDIR: the running kernel's build tree if there is one, otherwise the test kernel.
 HOST_KDIR := /lib/modules/$(shell uname -r)/build
@@ -39,7 +55,7 @@ SELFTEST_BINS := $(patsubst selftests/pto_npu/%.c,$(BUILD)/selftests/%,$(wildcar
 
 RPATH := -Wl,-rpath,'$$ORIGIN/../lib'
 
-.PHONY: all module module-test lint user selftests deps kernel check demo vm-shell unit clean install
+.PHONY: all module module-test lint user selftests deps kernel check demo bench bench-module vm-shell unit clean install
 all: module user
 
 deps:
@@ -132,6 +148,34 @@ demo: deps kernel
 	@$(MAKE) -s module-test
 	@$(MAKE) -s user
 	@$(VMDIR)/vm.sh --mode demo --build $(BUILD) --config $(TEST_KCONFIG)
+
+# ---------------------------------------------------------------- bench
+# The module is built against the bench kernel out of tree, from a copy of
+# its sources under build/bench/kbuild (kmod/*.ko stay the test kernel's).
+BENCH_KBUILD := $(BUILD)/bench/kbuild
+BENCH_KSRCS := $(filter-out %.mod.c,$(wildcard kmod/*.c)) $(wildcard kmod/*.h) kmod/Kbuild
+
+bench: deps
+	@$(VMDIR)/build-kernel.sh $(BENCH_KCONFIG) >/dev/null
+	@$(MAKE) -s $(LIBPTO_SO) $(BUILD)/bench/pto-bench
+	@$(MAKE) -s bench-module
+	@$(VMDIR)/vm.sh --mode bench$(if $(BENCH_ARGS),:$(BENCH_ARGS)) --build $(BUILD) --config $(BENCH_KCONFIG) \
+		--smp $(BENCH_SMP) --timeout 1200 --log $(BUILD)/vm/bench.log
+	@$(BENCH_PY) tools/bench/report.py --out $(BUILD)/bench $(BUILD)/vm/bench.log
+
+bench-module:
+	@kd=$$($(VMDIR)/build-kernel.sh $(BENCH_KCONFIG)) && \
+		mkdir -p $(BENCH_KBUILD)/kmod/tests $(BENCH_KBUILD)/uapi/drm && \
+		cp -p Kbuild $(BENCH_KBUILD)/ && \
+		cp -p $(BENCH_KSRCS) $(BENCH_KBUILD)/kmod/ && \
+		cp -p kmod/tests/*.c $(BENCH_KBUILD)/kmod/tests/ && \
+		cp -p uapi/drm/*.h $(BENCH_KBUILD)/uapi/drm/ && \
+		$(MAKE) -s -C "$(KSRC)" O="$$kd" M=$(CURDIR)/$(BENCH_KBUILD) modules && \
+		cp $(BENCH_KBUILD)/kmod/pto_npu.ko $(BUILD)/bench/pto_npu.ko
+
+$(BUILD)/bench/pto-bench: tools/bench/pto-bench.c $(LIBPTO_SO) $(LIBPTO_HDR)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_USER) -o $@ $< -L$(BUILD)/lib -lpto $(LDLIBS_USER) $(RPATH)
 
 vm-shell: deps kernel
 	@$(MAKE) -s module-test

@@ -1,6 +1,7 @@
 #!/bin/sh
 # Build the VM's initramfs: busybox-static, the modules, libpto, tools,
-# examples, selftests and every shared library they need (found with ldd).
+# examples, selftests, the benchmark (build/bench) and every shared library
+# they need (found with ldd).
 #
 # usage: mkinitramfs.sh BUILD_DIR OUTPUT.cpio
 set -eu
@@ -15,7 +16,7 @@ rm -rf "$stage"
 mkdir -p "$stage/bin" "$stage/sbin" "$stage/dev" "$stage/proc" "$stage/sys" \
 	"$stage/tmp" "$stage/etc" "$stage/pto/bin" "$stage/pto/lib" \
 	"$stage/pto/modules" "$stage/pto/selftests" "$stage/pto/examples" \
-	"$stage/pto/out"
+	"$stage/pto/out" "$stage/pto/bench"
 
 cp /bin/busybox "$stage/bin/busybox"
 cp "$here/init.sh" "$stage/init"
@@ -32,8 +33,14 @@ for d in bin selftests examples; do
 	done
 done
 
+# make bench: pto-bench and the module built against the bench kernel.
+for f in "$build"/bench/pto-bench "$build"/bench/*.ko; do
+	[ -f "$f" ] && cp "$f" "$stage/pto/bench/"
+done
+
 # Shared libraries of everything we ship (libpto resolves through RPATH).
 for f in "$stage"/pto/bin/* "$stage"/pto/selftests/* "$stage"/pto/examples/* \
+	"$stage"/pto/bench/pto-bench \
 	"$stage"/pto/lib/libpto.so.1; do
 	[ -f "$f" ] || continue
 	LD_LIBRARY_PATH="$build/lib" ldd "$f" 2>/dev/null | awk '/=>/ { print $3 } /^\t\// { print $1 }'
