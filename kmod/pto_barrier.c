@@ -39,13 +39,14 @@ static long pto_left(u64 deadline, u64 now)
 /**
  * pto_barrier_hard - arrive at the task's HARD barrier and wait for the round
  * @task: the launch
- * @deadline: the block's deadline
+ * @deadline: unused (waits end after timeout_ms without progress)
  *
  * Return: DRM_PTO_NPU_STATUS_OK, _BARRIER_FAULT, _TIMEOUT or _CANCELLED.
  */
 s32 pto_barrier_hard(struct pto_task *task, u64 deadline)
 {
-	u32 round;
+	u64 timeout = (u64)pto_clamped_timeout_ms() * NSEC_PER_MSEC;
+	u32 round, seen;
 
 	spin_lock(&task->xlock);
 	if (task->bar_exited) {
@@ -60,13 +61,20 @@ s32 pto_barrier_hard(struct pto_task *task, u64 deadline)
 		wake_up_all(&task->xwait);
 		return DRM_PTO_NPU_STATUS_OK;
 	}
+	seen = task->bar_arrived;
 	spin_unlock(&task->xlock);
 
+	/* No progress = no new arrival for timeout_ms. */
+	deadline = ktime_get_ns() + timeout;
 	for (;;) {
 		u64 now;
 
 		if (READ_ONCE(task->bar_round) != round)
 			return DRM_PTO_NPU_STATUS_OK;
+		if (READ_ONCE(task->bar_arrived) != seen) {
+			seen = READ_ONCE(task->bar_arrived);
+			deadline = ktime_get_ns() + timeout;
+		}
 		if (READ_ONCE(task->bar_exited))
 			return DRM_PTO_NPU_STATUS_BARRIER_FAULT;
 		if (atomic_read(&task->cancel))
@@ -101,14 +109,15 @@ void pto_barrier_exit(struct pto_task *task)
  * @task: the launch
  * @counter: the workspace counter (bounds checked by the caller, aligned)
  * @used: participants per round
- * @deadline: the block's deadline
+ * @deadline: unused (waits end after timeout_ms without progress)
  *
  * Return: DRM_PTO_NPU_STATUS_OK, _TIMEOUT or _CANCELLED.
  */
 s32 pto_barrier_soft(struct pto_task *task, s32 *counter, s64 used,
 		     u64 deadline)
 {
-	s64 old, target;
+	u64 timeout = (u64)pto_clamped_timeout_ms() * NSEC_PER_MSEC;
+	s64 old, target, seen;
 
 	if (used < 1 || used > S32_MAX)
 		return DRM_PTO_NPU_STATUS_TIMEOUT;
@@ -116,11 +125,19 @@ s32 pto_barrier_soft(struct pto_task *task, s32 *counter, s64 used,
 	/* The counter only grows: the round ends at the next multiple. */
 	target = (old / used + 1) * used;
 	wake_up_all(&pto_soft_wait);
+	/* No progress = the counter has not moved for timeout_ms. */
+	seen = old + 1;
+	deadline = ktime_get_ns() + timeout;
 	for (;;) {
+		s64 cur = atomic_read((atomic_t *)counter);
 		u64 now;
 
-		if (atomic_read((atomic_t *)counter) >= target)
+		if (cur >= target)
 			return DRM_PTO_NPU_STATUS_OK;
+		if (cur != seen) {
+			seen = cur;
+			deadline = ktime_get_ns() + timeout;
+		}
 		if (atomic_read(&task->cancel))
 			return DRM_PTO_NPU_STATUS_CANCELLED;
 		now = ktime_get_ns();

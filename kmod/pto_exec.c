@@ -419,11 +419,14 @@ static bool pto_tile_op(struct pto_run *r, const struct pto_insn *in)
 	case PTO_OP_POP: {
 		u32 reg = in->op == PTO_OP_PUSH ? in->a : in->dst;
 		const struct pto_tile_layout *t = &r->k->tiles[reg];
+		u64 t0 = ktime_get_ns();
 		s32 st = pto_ring_op(r->task, r->block,
 				     r->core->type == PTO_CORE_AIC, r->part - 1,
 				     in->op == PTO_OP_PUSH, pto_tile(r, reg),
 				     t->rows, t->cols * t->esize, r->deadline);
 
+		/* Waiting is not running: the run-time budget excludes it. */
+		r->deadline += ktime_get_ns() - t0;
 		return st == DRM_PTO_NPU_STATUS_OK ? true :
 		       pto_fault(r, st, (u64)(in - r->k->insns));
 	}
@@ -555,6 +558,8 @@ static bool pto_syncall(struct pto_run *r, const struct pto_insn *in, u32 pc)
 	u32 unit = r->block * r->task->nparts + r->part;
 	s32 st;
 
+	u64 t0 = ktime_get_ns();
+
 	pto_count(pdev, barriers);
 	trace_pto_barrier_enter(pdev->index, r->task->ctx->uid, r->task->id,
 				unit, r->core->type, r->core->index, 0);
@@ -567,6 +572,8 @@ static bool pto_syncall(struct pto_run *r, const struct pto_insn *in, u32 pc)
 			return false;
 		st = pto_barrier_soft(r->task, (s32 *)p, r->s[in->a], r->deadline);
 	}
+	/* Waiting is not running: the block's run-time budget excludes it. */
+	r->deadline += ktime_get_ns() - t0;
 	trace_pto_barrier_leave(pdev->index, r->task->ctx->uid, r->task->id,
 				unit, r->core->type, r->core->index, st);
 	return st == DRM_PTO_NPU_STATUS_OK ? true : pto_fault(r, st, pc);

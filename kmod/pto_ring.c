@@ -147,7 +147,11 @@ s32 pto_ring_op(struct pto_task *task, u32 block, bool aic, u32 part,
 		bool push, u8 *tile, u32 rows, u32 row_bytes, u64 deadline)
 {
 	struct pto_xring_set *set = &task->rings[block];
+	u64 timeout = (u64)pto_clamped_timeout_ms() * NSEC_PER_MSEC;
+	u64 last = U64_MAX;
 
+	/* No progress = the block's rings have not moved for timeout_ms. */
+	deadline = ktime_get_ns() + timeout;
 	for (;;) {
 		u64 now, seen;
 		int ret;
@@ -157,6 +161,10 @@ s32 pto_ring_op(struct pto_task *task, u32 block, bool aic, u32 part,
 			     pto_xring_try_pop(set, aic, part, tile, rows, row_bytes);
 		seen = set->seq;
 		spin_unlock(&task->xlock);
+		if (seen != last) {
+			last = seen;
+			deadline = ktime_get_ns() + timeout;
+		}
 		if (!ret) {
 			wake_up_all(&task->xwait);
 			return DRM_PTO_NPU_STATUS_OK;
