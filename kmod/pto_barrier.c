@@ -14,7 +14,8 @@
  * atomically adds one to the workspace's first int32 and waits until the
  * counter reaches the next multiple of used_cores. The counter only grows,
  * so rounds need no reset. A wrong used_cores or a participant that never
- * arrives ends in DRM_PTO_NPU_STATUS_TIMEOUT at the block's deadline.
+ * arrives ends in DRM_PTO_NPU_STATUS_TIMEOUT once the counter has not
+ * moved for timeout_ms (a HARD wait likewise: no new arrival for timeout_ms).
  *
  * Copyright (C) 2026 pto-npu authors
  */

@@ -138,7 +138,7 @@ EXPORT_SYMBOL_IF_KUNIT(pto_xring_try_pop);
  * @tile: the tile
  * @rows: its rows
  * @row_bytes: bytes per row
- * @deadline: the block's deadline, CLOCK_MONOTONIC ns
+ * @deadline: unused (waits end after timeout_ms without progress)
  *
  * Return: DRM_PTO_NPU_STATUS_OK, _TIMEOUT (deadline passed, or the other
  * side ended so the ring can never move) or _CANCELLED.
