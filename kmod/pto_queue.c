@@ -181,10 +181,13 @@ void pto_queue_task_done(struct pto_task *task, struct list_head *freeable)
 		pto_update_held(q);
 	}
 	spin_unlock(&q->cq_lock);
+	/* A held task is not freed soon: wake waiters now (they flush it). */
+	if (!all)
+		wake_up_all(&task->ctx->wq);
 	/*
-	 * No wake-up here: waiters are woken when the task is freed, after
-	 * the core's thread has run everything its completions released, so
-	 * a woken user thread does not preempt the critical path.
+	 * Fully posted: no wake-up here; waiters are woken when the task is
+	 * freed, after the core's thread has run everything its completions
+	 * released, so a woken user thread does not preempt the critical path.
 	 */
 }
 
