@@ -115,7 +115,7 @@ static int run_one(struct __test_metadata *_metadata, FIXTURE_DATA(hard) *self,
 	return pto_graph_run(g, self->q, RUN_TIMEOUT);
 }
 
-TEST_F(hard, aiv_rounds)
+TEST_F_TIMEOUT(hard, aiv_rounds, 180)
 {
 	struct pto_kernel *k;
 	struct pto_tensor *v, *m, *args[2];
@@ -143,7 +143,7 @@ TEST_F(hard, aiv_rounds)
 	pto_kernel_free(k);
 }
 
-TEST_F(hard, aic_rounds)
+TEST_F_TIMEOUT(hard, aic_rounds, 180)
 {
 	struct pto_kernel *k;
 	struct pto_tensor *v, *m, *args[2];
@@ -224,12 +224,12 @@ static void mix_rounds(struct __test_metadata *_metadata,
 	pto_kernel_free(kc);
 }
 
-TEST_F(hard, mix_rounds_split_none)
+TEST_F_TIMEOUT(hard, mix_rounds_split_none, 180)
 {
 	mix_rounds(_metadata, self, PTO_SPLIT_NONE);
 }
 
-TEST_F(hard, mix_rounds_split_up_down)
+TEST_F_TIMEOUT(hard, mix_rounds_split_up_down, 180)
 {
 	mix_rounds(_metadata, self, PTO_SPLIT_UP_DOWN);
 }

@@ -140,13 +140,13 @@ static void run_soft(struct __test_metadata *_metadata,
 }
 
 /* 20 of the AIVs, sync_start, 10 rounds of two barriers. */
-TEST_F(soft, rounds_partial_occupancy)
+TEST_F_TIMEOUT(soft, rounds_partial_occupancy, 180)
 {
 	run_soft(_metadata, self, PTO_TASK_SYNC_START);
 }
 
 /* The same without sync_start: on an idle device the 20 blocks all land. */
-TEST_F(soft, rounds_without_sync_start)
+TEST_F_TIMEOUT(soft, rounds_without_sync_start, 180)
 {
 	run_soft(_metadata, self, 0);
 }
