@@ -567,7 +567,7 @@ TEST_F(queue, held_completions_are_kept_in_order)
  * held. A thread asleep in QUEUE_WAIT (or poll()) must be woken by it, not
  * sleep on to its deadline while a CQE waits to be read.
  */
-#define HELD_WAKE_DEADLINE PTO_TEST_SEC(30)
+#define HELD_WAKE_DEADLINE PTO_TEST_SEC(20)
 
 TEST_F_TIMEOUT(queue, wait_wakes_when_completion_is_held, 60)
 {
@@ -748,36 +748,86 @@ TEST_F(queue, submit_full_ring_takes_every_slot)
 /*
  * The in-flight cap: a doorbell takes entries until the context has
  * max_inflight_tasks tasks in flight and leaves the rest in the ring.
- * The first task runs until the device's timeout fails it; every other
- * task depends on it, so nothing leaves the flight before then, and then
- * all of them at once (DEP_FAILED, without running).
+ *
+ * The first task is a gate: it spins, reading a flag in GM, until the test
+ * sets the flag, then faults (a GLD one row past its 1 x 1 tensor). Every
+ * other task depends on it, so nothing leaves the flight before the test
+ * opens the gate, and then all of them at once (DEP_FAILED, not run). The
+ * device's timeout is raised for the test so that only the gate decides.
  */
-TEST_F_TIMEOUT(queue, submit_stops_at_inflight_cap, 120)
+#define GATE_TIMEOUT_MS 300000
+
+FIXTURE(cap)
+{
+	int fd;
+	struct drm_pto_npu_limits lim;
+	long old_timeout;
+};
+
+FIXTURE_SETUP(cap)
+{
+	self->old_timeout = pto_test_param_read("timeout_ms");
+	ASSERT_LT(0, self->old_timeout);
+	ASSERT_EQ(0, pto_test_param_write("timeout_ms", GATE_TIMEOUT_MS));
+	self->fd = pto_test_open();
+	ASSERT_LE(0, self->fd);
+	ASSERT_EQ(0, pto_test_limits(self->fd, &self->lim));
+}
+
+/* In the parent: restored even when the test dies. */
+FIXTURE_TEARDOWN_PARENT(cap)
+{
+	if (self->old_timeout > 0)
+		pto_test_param_write("timeout_ms", self->old_timeout);
+}
+
+TEST_F_TIMEOUT(cap, submit_stops_at_inflight_cap, 240)
 {
 	uint32_t cap = self->lim.max_inflight_tasks, extra = 100;
-	uint32_t total = cap + extra, i, consumed, k_endless, n = 0;
-	long old_timeout;
-	struct pto_insn spin[7];
+	uint32_t total = cap + extra, i, consumed, k_gate, k_end, n = 0;
+	struct pto_insn gate[10], end = { .op = PTO_OP_END };
+	struct drm_pto_npu_tensor_arg targ;
+	struct drm_pto_npu_sqe *e0;
 	struct raw_queue rq;
+	uint32_t flag_handle;
+	volatile int64_t *flag;
 	uint64_t first;
 	int64_t deadline;
 	uint8_t *st;
 
 	ASSERT_LT(0u, cap);
-	ASSERT_LE(1 + 2 * (total - 1), self->lim.max_sq_slots);
-	spin_program(spin, PTO_MAX_LOOP_COUNT, 1000);
-	ASSERT_EQ(0, raw_kernel(self->fd, spin, 7, &k_endless));
+	ASSERT_LE(2 + 2 * (total - 1), self->lim.max_sq_slots);
+
+	/* The gate: 1M x (read the flag, fault if set, spin 1000). */
+	memset(gate, 0, sizeof(gate));
+	gate[0] = (struct pto_insn){ .op = PTO_OP_LDI, .dst = 0, .imm = PTO_MAX_LOOP_COUNT };
+	gate[1] = (struct pto_insn){ .op = PTO_OP_LDI, .dst = 2, .imm = 1000 };
+	gate[2] = (struct pto_insn){ .op = PTO_OP_LDI, .dst = 4, .imm = 0 };
+	gate[3] = (struct pto_insn){ .op = PTO_OP_LOOP, .dst = 1, .b = 0 };
+	gate[4] = (struct pto_insn){ .op = PTO_OP_GLD, .dst = 5, .a = 4, .b = 4 };
+	gate[5] = (struct pto_insn){ .op = PTO_OP_GLD, .dst = 6, .a = 5, .b = 4 };
+	gate[6] = (struct pto_insn){ .op = PTO_OP_LOOP, .dst = 3, .b = 2 };
+	gate[7] = (struct pto_insn){ .op = PTO_OP_ENDLOOP };
+	gate[8] = (struct pto_insn){ .op = PTO_OP_ENDLOOP };
+	gate[9] = (struct pto_insn){ .op = PTO_OP_END };
+	ASSERT_EQ(0, raw_kernel(self->fd, gate, 10, &k_gate));
+	ASSERT_EQ(0, raw_kernel(self->fd, &end, 1, &k_end));
+	ASSERT_EQ(0, pto_test_bo_create(self->fd, 4096, &flag_handle, NULL));
+	flag = pto_test_bo_mmap(self->fd, flag_handle, NULL);
+	ASSERT_NE(MAP_FAILED, (void *)flag);
+	targ = pto_test_targ(flag_handle, PTO_ISA_I64, 0, 1, 1);
 	ASSERT_EQ(0, raw_queue_open(self->fd, self->lim.max_sq_slots, 0, &rq));
 	ASSERT_LE(total, rq.c.cq_entries);
 
-	/*
-	 * Task 1 must outlive the intake of cap entries, which takes seconds
-	 * on the KASAN VM: 30 s of no-progress timeout (restored below).
-	 */
-	old_timeout = pto_test_param_read("timeout_ms");
-	ASSERT_EQ(0, pto_test_param_write("timeout_ms", 30000));
-	/* Task 1: endless; tasks 2..total: one dependency each, on task 1. */
-	raw_push_task(&rq, k_endless, 0);
+	/* Task 1: the gate (2 slots); tasks 2..total: one dependency on 1. */
+	e0 = (struct drm_pto_npu_sqe *)rq.sq;
+	memset(e0, 0, 2 * DRM_PTO_NPU_SQ_SLOT_SIZE);
+	e0->kernel_aiv = k_gate;
+	e0->block_num = 1;
+	e0->num_tensors = 1;
+	e0->num_slots = 2;
+	memcpy(e0 + 1, &targ, sizeof(targ));
+	rq.hdr->sq_tail = 2;
 	for (i = 1; i < total; i++) {
 		uint32_t tail = rq.hdr->sq_tail;
 		struct drm_pto_npu_sqe *e = (struct drm_pto_npu_sqe *)
@@ -788,7 +838,7 @@ TEST_F_TIMEOUT(queue, submit_stops_at_inflight_cap, 120)
 		memset(e, 0, sizeof(*e));
 		memset(dep, 0, DRM_PTO_NPU_SQ_SLOT_SIZE);
 		e->user_data = i;
-		e->kernel_aiv = self->k_end;
+		e->kernel_aiv = k_end;
 		e->block_num = 1;
 		e->num_deps = 1;
 		e->num_slots = 2;
@@ -799,17 +849,18 @@ TEST_F_TIMEOUT(queue, submit_stops_at_inflight_cap, 120)
 	ASSERT_EQ(0, raw_doorbell(self->fd, &rq, &consumed, &first));
 	EXPECT_EQ(1ull, first);
 	EXPECT_EQ(cap, consumed);
-	EXPECT_EQ(1 + 2 * (cap - 1), rq.hdr->sq_head);
+	EXPECT_EQ(2 + 2 * (cap - 1), rq.hdr->sq_head);
 	/* Still at the cap: the next doorbell takes nothing, and says so. */
 	ASSERT_EQ(0, raw_doorbell(self->fd, &rq, &consumed, &first));
 	EXPECT_EQ(0u, consumed);
 	EXPECT_EQ((uint64_t)cap + 1, first);
+	EXPECT_EQ(0u, cq_tail(&rq));
 
-	/* The first task times out; the rest fail with it. */
+	/* Open the gate: it faults, the others fail with it. */
+	*flag = 1;
 	st = calloc(total + 1, 1);
 	ASSERT_NE(NULL, st);
-	deadline = pto_test_now_ns() + PTO_TEST_MSEC(30000) +
-		   PTO_TEST_SEC(60);
+	deadline = pto_test_now_ns() + PTO_TEST_SEC(120);
 	while (n < cap) {
 		uint32_t tail = cq_tail(&rq), head = rq.hdr->cq_head;
 
@@ -817,7 +868,8 @@ TEST_F_TIMEOUT(queue, submit_stops_at_inflight_cap, 120)
 			const struct drm_pto_npu_cqe *c =
 				&rq.cq[head & (rq.c.cq_entries - 1)];
 
-			ASSERT_GE((uint64_t)cap, c->task_id);
+			ASSERT_LE(1ull, c->task_id);
+			ASSERT_GE((uint64_t)total, c->task_id);
 			st[c->task_id] = (uint8_t)(c->status + 1);
 			n++;
 		}
@@ -827,7 +879,7 @@ TEST_F_TIMEOUT(queue, submit_stops_at_inflight_cap, 120)
 			raw_wait_cqes(self->fd, &rq, 1, PTO_TEST_SEC(1));
 		}
 	}
-	EXPECT_EQ(DRM_PTO_NPU_STATUS_TIMEOUT + 1, st[1]);
+	EXPECT_EQ(DRM_PTO_NPU_STATUS_GM_FAULT + 1, st[1]);
 	for (i = 2; i <= cap; i++) {
 		ASSERT_EQ(DRM_PTO_NPU_STATUS_DEP_FAILED + 1, st[i]) TH_LOG("task %u", i);
 	}
@@ -845,7 +897,6 @@ TEST_F_TIMEOUT(queue, submit_stops_at_inflight_cap, 120)
 		EXPECT_EQ(DRM_PTO_NPU_STATUS_DEP_FAILED, c->status);
 		EXPECT_LT((uint64_t)cap, c->task_id);
 	}
-	pto_test_param_write("timeout_ms", old_timeout);
 	free(st);
 	munmap(rq.map, rq.c.ring_size);
 }
