@@ -6,6 +6,7 @@
 #   make bench      the runtime-overhead report: boots the VM with a kernel
 #                   without debug options, runs tools/bench/pto-bench, writes
 #                   build/bench/report.json and build/bench/ratios.png
+#   make vm-test T="NAME..."  only those kselftests in the test VM
 #   make vm-shell   an interactive VM with the module and tools
 #   make install    installs libpto, headers, ptoctl (PREFIX=/usr/local)
 
@@ -55,7 +56,7 @@ SELFTEST_BINS := $(patsubst selftests/pto_npu/%.c,$(BUILD)/selftests/%,$(wildcar
 
 RPATH := -Wl,-rpath,'$$ORIGIN/../lib'
 
-.PHONY: all module module-test lint user selftests deps kernel check demo bench bench-module vm-shell unit clean install
+.PHONY: all module module-test lint user selftests deps kernel check demo bench bench-module vm-test vm-shell unit clean install
 all: module user
 
 deps:
@@ -176,6 +177,15 @@ bench-module:
 $(BUILD)/bench/pto-bench: tools/bench/pto-bench.c $(LIBPTO_SO) $(LIBPTO_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_USER) -o $@ $< -L$(BUILD)/lib -lpto $(LDLIBS_USER) $(RPATH)
+
+# Some kselftests alone in the test VM, then the kmemleak scan:
+#   make vm-test T="queue_uapi fuzz"
+vm-test: deps kernel
+	@[ -n "$(T)" ] || { echo 'vm-test: name the kselftests, e.g. make vm-test T="queue_uapi"' >&2; exit 2; }
+	@$(MAKE) -s module-test
+	@$(MAKE) -s user selftests
+	@$(VMDIR)/vm.sh --mode check --only "$(T)" --build $(BUILD) --config $(TEST_KCONFIG) --log $(BUILD)/vm/vm-test.log
+	@python3 $(VMDIR)/parse-results.py --expect-kselftests "$(T)" $(BUILD)/vm/vm-test.log
 
 vm-shell: deps kernel
 	@$(MAKE) -s module-test

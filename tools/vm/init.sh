@@ -16,9 +16,11 @@ mount -t tmpfs tmp /tmp
 echo "=== PTO-VM $(uname -r)"
 
 mode=check
+only=""
 for arg in $(cat /proc/cmdline); do
 	case "$arg" in
 	pto.mode=*) mode=${arg#pto.mode=} ;;
+	pto.only=*) only=$(echo "${arg#pto.only=}" | tr ',' ' ') ;;
 	esac
 done
 # bench:-r,5 -> mode bench, pto-bench arguments "-r 5"
@@ -84,7 +86,43 @@ vm_tests() {
 	suite_end module $fails
 }
 
+# make vm-test T="a b": only those kselftests, then the kmemleak scan.
+if [ "$mode" = check ] && [ -n "$only" ]; then
+	insmod $MOD/pto_npu.ko
+	for name in $only; do
+		suite kselftest "$name"
+		(cd /tmp && "/pto/selftests/$name" 2>&1)
+		suite_end "$name" $?
+	done
+	rmmod pto_npu
+	mode=leakscan
+fi
+
+leak_scan() {
+	if [ -w $KMEMLEAK ]; then
+		# Objects younger than 5 s are never reported: let them age.
+		sleep 6
+		echo scan >$KMEMLEAK
+		echo scan >$KMEMLEAK
+		suite vm kmemleak
+		echo "1..1"
+		leaks=$(cat $KMEMLEAK)
+		if [ -n "$leaks" ]; then
+			echo "$leaks"
+			echo "kmemleak: suspected memory leaks after the suite"
+			echo "not ok 1 no leaks after the suite and module unload"
+		else
+			echo "ok 1 no leaks after the suite and module unload"
+		fi
+		suite_end kmemleak 0
+	fi
+}
+
 case "$mode" in
+leakscan)
+	leak_scan
+	finish
+	;;
 check)
 	vm_tests
 	if [ -f $MOD/pto_npu_kunit.ko ]; then
@@ -117,23 +155,7 @@ check)
 	fi
 	suite_end examples 0
 	rmmod pto_npu
-	if [ -w $KMEMLEAK ]; then
-		# Objects younger than 5 s are never reported: let them age.
-		sleep 6
-		echo scan >$KMEMLEAK
-		echo scan >$KMEMLEAK
-		suite vm kmemleak
-		echo "1..1"
-		leaks=$(cat $KMEMLEAK)
-		if [ -n "$leaks" ]; then
-			echo "$leaks"
-			echo "kmemleak: suspected memory leaks after the suite"
-			echo "not ok 1 no leaks after the suite and module unload"
-		else
-			echo "ok 1 no leaks after the suite and module unload"
-		fi
-		suite_end kmemleak 0
-	fi
+	leak_scan
 	finish
 	;;
 demo)

@@ -3,7 +3,7 @@
 # console captured to a log kept under BUILD/vm/.
 #
 # usage: vm.sh --mode check|demo|shell [--build DIR] [--config FRAGMENT]
-#              [--timeout SECONDS] [--smp N] [--log FILE]
+#              [--timeout SECONDS] [--smp N] [--log FILE] [--only "KSELFTEST..."]
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -14,6 +14,7 @@ smp=${PTO_VM_SMP:-4}
 mem=${PTO_VM_MEM:-2G}
 timeout_s=${PTO_VM_TIMEOUT:-1800}
 log=""
+only=""
 
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -23,6 +24,7 @@ while [ $# -gt 0 ]; do
 	--timeout) timeout_s=$2; shift 2 ;;
 	--smp) smp=$2; shift 2 ;;
 	--log) log=$2; shift 2 ;;
+	--only) only=$2; shift 2 ;;
 	*) echo "vm.sh: unknown option $1" >&2; exit 2 ;;
 	esac
 done
@@ -37,6 +39,7 @@ initrd="$build/vm/initramfs.cpio"
 
 # oops=panic + panic=-1 + -no-reboot: a crashed kernel ends the run at once.
 append="console=ttyS0 loglevel=5 oops=panic panic=-1 pto.mode=$mode"
+[ -z "$only" ] || append="$append pto.only=$(echo "$only" | tr ' ' ',')"
 set -- qemu-system-x86_64 -accel tcg,thread=multi -cpu max -smp "$smp" -m "$mem" \
 	-kernel "$kdir/arch/x86/boot/bzImage" -initrd "$initrd" \
 	-append "$append" -display none -no-reboot \
