@@ -179,12 +179,12 @@ $(BUILD)/bench/pto-bench: tools/bench/pto-bench.c $(LIBPTO_SO) $(LIBPTO_HDR)
 	$(CC) $(CFLAGS_USER) -o $@ $< -L$(BUILD)/lib -lpto $(LDLIBS_USER) $(RPATH)
 
 # Some kselftests alone in the test VM, then the kmemleak scan:
-#   make vm-test T="queue_uapi fuzz"
+#   make vm-test T="queue_uapi fuzz" [VMENV="NAME=VALUE ..."]
 vm-test: deps kernel
 	@[ -n "$(T)" ] || { echo 'vm-test: name the kselftests, e.g. make vm-test T="queue_uapi"' >&2; exit 2; }
 	@$(MAKE) -s module-test
 	@$(MAKE) -s user selftests
-	@$(VMDIR)/vm.sh --mode check --only "$(T)" --build $(BUILD) --config $(TEST_KCONFIG) --log $(BUILD)/vm/vm-test.log
+	@$(VMDIR)/vm.sh --mode check --only "$(T)" $(if $(VMENV),--env "$(VMENV)") --build $(BUILD) --config $(TEST_KCONFIG) --log $(BUILD)/vm/vm-test.log
 	@python3 $(VMDIR)/parse-results.py --expect-kselftests "$(T)" $(BUILD)/vm/vm-test.log
 
 vm-shell: deps kernel

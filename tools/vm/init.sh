@@ -21,6 +21,12 @@ for arg in $(cat /proc/cmdline); do
 	case "$arg" in
 	pto.mode=*) mode=${arg#pto.mode=} ;;
 	pto.only=*) only=$(echo "${arg#pto.only=}" | tr ',' ' ') ;;
+	pto.env=*)
+		# pto.env=A=1,B=2: environment of the tests (make fuzz, make soak).
+		for kv in $(echo "${arg#pto.env=}" | tr ',' ' '); do
+			export "${kv?}"
+		done
+		;;
 	esac
 done
 # bench:-r,5 -> mode bench, pto-bench arguments "-r 5"

@@ -4,6 +4,7 @@
 #
 # usage: vm.sh --mode check|demo|shell [--build DIR] [--config FRAGMENT]
 #              [--timeout SECONDS] [--smp N] [--log FILE] [--only "KSELFTEST..."]
+#              [--env "NAME=VALUE..."]
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -15,6 +16,7 @@ mem=${PTO_VM_MEM:-2G}
 timeout_s=${PTO_VM_TIMEOUT:-1800}
 log=""
 only=""
+vmenv=""
 
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -25,6 +27,7 @@ while [ $# -gt 0 ]; do
 	--smp) smp=$2; shift 2 ;;
 	--log) log=$2; shift 2 ;;
 	--only) only=$2; shift 2 ;;
+	--env) vmenv=$2; shift 2 ;;
 	*) echo "vm.sh: unknown option $1" >&2; exit 2 ;;
 	esac
 done
@@ -40,6 +43,7 @@ initrd="$build/vm/initramfs.cpio"
 # oops=panic + panic=-1 + -no-reboot: a crashed kernel ends the run at once.
 append="console=ttyS0 loglevel=5 oops=panic panic=-1 pto.mode=$mode"
 [ -z "$only" ] || append="$append pto.only=$(echo "$only" | tr ' ' ',')"
+[ -z "$vmenv" ] || append="$append pto.env=$(echo "$vmenv" | tr ' ' ',')"
 set -- qemu-system-x86_64 -accel tcg,thread=multi -cpu max -smp "$smp" -m "$mem" \
 	-kernel "$kdir/arch/x86/boot/bzImage" -initrd "$initrd" \
 	-append "$append" -display none -no-reboot \
