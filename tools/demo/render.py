@@ -32,7 +32,8 @@ always is); --all-lanes draws every lane. The x axis is microseconds from
 the run's t0. Output is deterministic for the same input: fixed width and
 dpi, no timestamps or version strings in the file.
 
-Needs matplotlib (Debian: python3-matplotlib); exits 3 without it.
+Needs matplotlib (Debian: python3-matplotlib); a python3 without it runs
+the script again under /usr/bin/python3; exits 3 if that has none either.
 """
 import argparse
 import glob
@@ -144,6 +145,15 @@ def import_mpl():
     try:
         import matplotlib
     except ImportError:
+        # A python3 of its own (pyenv, a venv) may lack the distribution's
+        # matplotlib (tools/install-deps.sh installs python3-matplotlib):
+        # run again under the system's python3.
+        system = '/usr/bin/python3'
+        if os.path.realpath(sys.executable) != os.path.realpath(system) and \
+                os.access(system, os.X_OK) and not os.environ.get('PTO_RENDER_REEXEC'):
+            sys.stdout.flush()
+            os.environ['PTO_RENDER_REEXEC'] = '1'
+            os.execv(system, [system, os.path.abspath(__file__)] + sys.argv[1:])
         sys.stderr.write('render.py: matplotlib is not installed '
                          '(Debian: apt-get install python3-matplotlib)\n')
         sys.exit(3)
@@ -379,7 +389,11 @@ def demo(d, out_dir):
             print('render: %s: traces missing, no picture' % tech)
             continue
         out = os.path.join(out_dir, tech + '.png')
-        render(paths, out)
+        try:
+            render(paths, out)
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            print('render: %s: no picture (%s: %s)' % (tech, type(e).__name__, e))
+            continue
         written.append(out)
         print('render: %s' % out)
     return written
@@ -399,6 +413,7 @@ def main():
     ap.add_argument('--no-flows', action='store_true', help='no dependency arrows')
     ap.add_argument('--title', help='a title above the panels')
     args = ap.parse_args()
+    import_mpl()    # before any output: it may run the script again
     if args.demo:
         demo(args.demo, args.out_dir or args.demo)
         return 0

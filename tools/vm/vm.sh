@@ -64,6 +64,9 @@ if [ "$mode" = demo ]; then
 	demo_ok=0
 	grep -q '^=== PTO-DEMO rc=0' "$log" || demo_ok=1
 	python3 "$here/../demo/confirm.py" "$build/demo" || demo_ok=1
+	# Each technique's before/after picture; optional (needs matplotlib).
+	python3 "$here/../demo/render.py" --demo "$build/demo" ||
+		echo "vm: no before/after pictures (tools/demo/render.py failed)" >&2
 	[ $demo_ok = 0 ] || { echo "vm: demo failed; console log: $log" >&2; exit 1; }
 fi
 if [ $rc = 124 ] || [ $rc = 137 ]; then
