@@ -252,6 +252,14 @@ def render(paths, out, all_lanes=False, flows=True, title=None):
                 ax.axhspan(i - 0.5, i + 0.5, color='#f3f3f3', lw=0, zorder=0)
         lane_row = {k: y.get(t.lane_name[k]) for k in t.lanes}
         bar_h = 0.72
+        # Where the next bar on the same lane starts (room for a label).
+        nxt, by_lane = {}, {}
+        for b in t.bars:
+            by_lane.setdefault((b['pid'], b['tid']), []).append(b)
+        for bars in by_lane.values():
+            bars.sort(key=lambda b: b['ts'])
+            for a_, b_ in zip(bars, bars[1:] + [None]):
+                nxt[id(a_)] = b_['args'].get('dispatch_us', b_['ts']) if b_ else x_max
         for b in t.bars:
             r = lane_row.get((b['pid'], b['tid']))
             if r is None:
@@ -279,13 +287,23 @@ def render(paths, out, all_lanes=False, flows=True, title=None):
                 labels = ['%s b%d' % (b['name'], a['block']), 'b%d' % a['block']]
             w = b['dur'] * px_per_us
             fs = 7 if row_px >= 11 else 6
-            fits = [s for s in labels if w >= len(s) * fs * DPI / 72 * 0.6 + 6]
-            if row_px >= 9 and fits:
+            def text_px(s):
+                return len(s) * fs * DPI / 72 * 0.6 + 6
+            fits = [s for s in labels if w >= text_px(s)]
+            room = (nxt[id(b)] - b['ts'] - b['dur']) * px_per_us
+            if row_px < 9:
+                pass
+            elif fits:
                 tc = text_colour(c)
                 ax.text(b['ts'] + b['dur'] / 2, r, fits[0], ha='center', va='center',
                         fontsize=fs, color=tc, zorder=6, clip_on=True,
                         path_effects=[patheffects.withStroke(linewidth=2, foreground=c)]
                         if staged else None)
+            elif room >= text_px(labels[0]) and w >= 1:
+                # Beside the bar, while the lane is free up to the next one.
+                ax.text(b['ts'] + b['dur'] + 3 / px_per_us, r, labels[0], ha='left',
+                        va='center', fontsize=fs, color='#333333', zorder=6,
+                        clip_on=True)
         for m in t.marks:
             r = lane_row.get((m['pid'], m['tid']))
             if r is None:
