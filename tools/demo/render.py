@@ -380,7 +380,8 @@ def render(paths, out, all_lanes=False, flows=True, title=None):
         fig.text(1 - right / WIDTH_IN, 0.08 / height, note, ha='right', va='bottom',
                  fontsize=7, color='#666666')
     if title is None and npanel > 1:
-        title = 'before (top) and after (bottom), one time scale'
+        title = ('before (top) and after (bottom), one time scale' if npanel == 2 else
+                 'before (top) and after (below), one time scale')
     if title:
         fig.text(left / WIDTH_IN, 1 - 0.06 / height, title, ha='left', va='top',
                  fontsize=10, weight='bold')
