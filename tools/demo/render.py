@@ -313,7 +313,10 @@ def render(paths, out, all_lanes=False, flows=True, title=None):
             ax.plot([m['ts']], [r], marker='X' if skip else 'D', ms=6 if skip else 5,
                     color='#d62728' if skip else '#555555', lw=0, zorder=7)
             if row_px >= 7:
-                ax.text(m['ts'] + 5 / px_per_us, r, m['name'], ha='left', va='center',
+                # Right of the marker, or left of it near the right edge.
+                after = (x_max - m['ts']) * px_per_us >= len(m['name']) * 5 + 8
+                ax.text(m['ts'] + (5 if after else -5) / px_per_us, r, m['name'],
+                        ha='left' if after else 'right', va='center',
                         fontsize=6, color='#444444', zorder=7, clip_on=True)
         if flows:
             for s, f in t.flows:

@@ -21,6 +21,11 @@ for t in "$build"/unit/*; do
 	"$t" >>"$hostlog" 2>&1 || rc=$?
 	echo "=== PTO-END $name rc=$rc" >>"$hostlog"
 done
+# tools/demo/render.py on synthetic swimlanes (skipped without matplotlib).
+echo "=== PTO-SUITE unit render" >>"$hostlog"
+rc=0
+python3 "$here/../demo/test_render.py" >>"$hostlog" 2>&1 || rc=$?
+echo "=== PTO-END render rc=$rc" >>"$hostlog"
 echo "=== PTO-DONE" >>"$hostlog"
 
 echo "check: KUnit and kselftests in the VM (~2-4 min)" >&2
