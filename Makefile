@@ -56,7 +56,7 @@ SELFTEST_BINS := $(patsubst selftests/pto_npu/%.c,$(BUILD)/selftests/%,$(wildcar
 
 RPATH := -Wl,-rpath,'$$ORIGIN/../lib'
 
-.PHONY: all module module-test lint user selftests deps kernel check demo bench bench-module vm-test vm-shell unit clean install
+.PHONY: all module module-test lint user selftests deps kernel check demo bench bench-perf bench-module vm-test vm-shell unit clean install
 all: module user
 
 deps:
@@ -163,6 +163,16 @@ bench: deps
 	@$(VMDIR)/vm.sh --mode bench$(if $(BENCH_ARGS),:$(BENCH_ARGS)) --build $(BUILD) --config $(BENCH_KCONFIG) \
 		--smp $(BENCH_SMP) --timeout 1200 --log $(BUILD)/vm/bench.log
 	@$(BENCH_PY) tools/bench/report.py --out $(BUILD)/bench $(BUILD)/vm/bench.log
+
+# make bench-perf BENCH_ARGS=-R,1: the bench under perf in the VM; the
+# profile (kernel and user symbols) is printed into build/vm/bench-perf.log.
+bench-perf: deps
+	@$(VMDIR)/build-kernel.sh $(BENCH_KCONFIG) >/dev/null
+	@$(MAKE) -s $(LIBPTO_SO) $(BUILD)/bench/pto-bench
+	@$(MAKE) -s bench-module
+	@PTO_VM_PERF=1 $(VMDIR)/vm.sh --mode bench$(if $(BENCH_ARGS),:$(BENCH_ARGS)) --build $(BUILD) --config $(BENCH_KCONFIG) \
+		--smp $(BENCH_SMP) --timeout 1200 --env PTO_PERF=1 --log $(BUILD)/vm/bench-perf.log
+	@sed -n '/=== PTO-PERF-BEGIN/,/=== PTO-PERF-END/p' $(BUILD)/vm/bench-perf.log
 
 bench-module:
 	@kd=$$($(VMDIR)/build-kernel.sh $(BENCH_KCONFIG)) && \

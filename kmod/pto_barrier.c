@@ -48,6 +48,7 @@ s32 pto_barrier_hard(struct pto_task *task, u64 deadline)
 {
 	u64 timeout = (u64)pto_clamped_timeout_ms() * NSEC_PER_MSEC;
 	u32 round, seen;
+	s32 st;
 
 	spin_lock(&task->xlock);
 	if (task->bar_exited) {
@@ -66,29 +67,36 @@ s32 pto_barrier_hard(struct pto_task *task, u64 deadline)
 	spin_unlock(&task->xlock);
 
 	/* No progress = no new arrival for timeout_ms. */
+	pto_sched_sleep_begin(task->ctx->pdev);
 	deadline = ktime_get_ns() + timeout;
 	for (;;) {
 		u64 now;
 
+		st = DRM_PTO_NPU_STATUS_OK;
 		if (READ_ONCE(task->bar_round) != round)
-			return DRM_PTO_NPU_STATUS_OK;
+			break;
 		if (READ_ONCE(task->bar_arrived) != seen) {
 			seen = READ_ONCE(task->bar_arrived);
 			deadline = ktime_get_ns() + timeout;
 		}
+		st = DRM_PTO_NPU_STATUS_BARRIER_FAULT;
 		if (READ_ONCE(task->bar_exited))
-			return DRM_PTO_NPU_STATUS_BARRIER_FAULT;
+			break;
+		st = DRM_PTO_NPU_STATUS_CANCELLED;
 		if (atomic_read(&task->cancel))
-			return DRM_PTO_NPU_STATUS_CANCELLED;
+			break;
+		st = DRM_PTO_NPU_STATUS_TIMEOUT;
 		now = ktime_get_ns();
 		if (now >= deadline)
-			return DRM_PTO_NPU_STATUS_TIMEOUT;
+			break;
 		wait_event_timeout(task->xwait,
 				   READ_ONCE(task->bar_round) != round ||
 				   READ_ONCE(task->bar_exited) ||
 				   atomic_read(&task->cancel),
 				   pto_left(deadline, now));
 	}
+	pto_sched_sleep_end(task->ctx->pdev);
+	return st;
 }
 
 /**
@@ -119,35 +127,52 @@ s32 pto_barrier_soft(struct pto_task *task, s32 *counter, s64 used,
 {
 	u64 timeout = (u64)pto_clamped_timeout_ms() * NSEC_PER_MSEC;
 	s64 old, target, seen;
+	s32 st;
 
 	if (used < 1 || used > S32_MAX)
 		return DRM_PTO_NPU_STATUS_TIMEOUT;
 	old = atomic_fetch_add(1, (atomic_t *)counter);
 	/* The counter only grows: the round ends at the next multiple. */
 	target = (old / used + 1) * used;
-	wake_up_all(&pto_soft_wait);
+	/*
+	 * Only the arrival that completes a round wakes the waiters: an
+	 * arrival that does not would wake every participant to find the
+	 * round still open (N^2 / 2 wake-ups a round). Writes that do not
+	 * come from SOFT arrivals (the host, GST, ATOMIC_ADD) are seen at
+	 * the next poll.
+	 */
+	if (old + 1 == target)
+		wake_up_all(&pto_soft_wait);
+	if (old + 1 == target)
+		return DRM_PTO_NPU_STATUS_OK;
 	/* No progress = the counter has not moved for timeout_ms. */
+	pto_sched_sleep_begin(task->ctx->pdev);
 	seen = old + 1;
 	deadline = ktime_get_ns() + timeout;
 	for (;;) {
 		s64 cur = atomic_read((atomic_t *)counter);
 		u64 now;
 
+		st = DRM_PTO_NPU_STATUS_OK;
 		if (cur >= target)
-			return DRM_PTO_NPU_STATUS_OK;
+			break;
 		if (cur != seen) {
 			seen = cur;
 			deadline = ktime_get_ns() + timeout;
 		}
+		st = DRM_PTO_NPU_STATUS_CANCELLED;
 		if (atomic_read(&task->cancel))
-			return DRM_PTO_NPU_STATUS_CANCELLED;
+			break;
+		st = DRM_PTO_NPU_STATUS_TIMEOUT;
 		now = ktime_get_ns();
 		if (now >= deadline)
-			return DRM_PTO_NPU_STATUS_TIMEOUT;
+			break;
 		wait_event_timeout(pto_soft_wait,
 				   atomic_read((atomic_t *)counter) >= target ||
 				   atomic_read(&task->cancel),
 				   min(pto_left(deadline, now),
 				       (long)msecs_to_jiffies(PTO_SOFT_POLL_MS)));
 	}
+	pto_sched_sleep_end(task->ctx->pdev);
+	return st;
 }

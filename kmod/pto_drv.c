@@ -222,18 +222,18 @@ static int pto_open(struct drm_device *drm, struct drm_file *file)
 {
 	struct pto_file *pfile;
 
-	pfile = kzalloc(sizeof(*pfile), GFP_KERNEL);
+	pfile = kvzalloc(sizeof(*pfile), GFP_KERNEL);
 	if (!pfile)
 		return -ENOMEM;
 	pfile->gm = pto_gm_account_alloc();
 	if (!pfile->gm) {
-		kfree(pfile);
+		kvfree(pfile);
 		return -ENOMEM;
 	}
 	pfile->scratch = pto_ctx_scratch_alloc();
 	if (!pfile->scratch) {
 		pto_gm_account_put(pfile->gm);
-		kfree(pfile);
+		kvfree(pfile);
 		return -ENOMEM;
 	}
 	mutex_init(&pfile->submit_lock);
@@ -241,8 +241,9 @@ static int pto_open(struct drm_device *drm, struct drm_file *file)
 	pfile->pdev = to_pto_device(drm);
 	xa_init_flags(&pfile->kernels, XA_FLAGS_ALLOC1);
 	xa_init_flags(&pfile->queues, XA_FLAGS_ALLOC1);
-	xa_init(&pfile->tasks);
-	xa_init(&pfile->failed);
+	hash_init(pfile->tasks);
+	hash_init(pfile->failed);
+	INIT_LIST_HEAD(&pfile->failed_fifo);
 	pfile->next_id = 1;
 	atomic_set(&pfile->inflight, 0);
 	INIT_LIST_HEAD(&pfile->live);
@@ -259,12 +260,11 @@ static void pto_postclose(struct drm_device *drm, struct drm_file *file)
 	pto_sched_cancel_ctx(pfile);
 	pto_queues_release(pfile);
 	pto_kernels_release(pfile);
-	xa_destroy(&pfile->tasks);
-	xa_destroy(&pfile->failed);
+	pto_sched_forget_failed(pfile);
 	pto_gm_account_put(pfile->gm);
 	mutex_destroy(&pfile->submit_lock);
 	kfree(pfile->scratch);
-	kfree(pfile);
+	kvfree(pfile);
 }
 
 static __poll_t pto_poll(struct file *filp, struct poll_table_struct *wait)

@@ -4,6 +4,7 @@
 #define __PTO_DRV_H__
 
 #include <linux/atomic.h>
+#include <linux/hashtable.h>
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
@@ -98,14 +99,35 @@ struct pto_device {
 	struct pto_counters counters;
 };
 
+/* Buckets of a context's task and failed-task hashes (2^bits). */
+#define PTO_TASK_HASH_BITS 10
+
+/**
+ * struct pto_failed - a failed task remembered for later dependents
+ * @node: in pto_file.failed
+ * @link: in pto_file.failed_fifo
+ * @id: task id
+ * @status: how it ended
+ */
+struct pto_failed {
+	struct hlist_node node;
+	struct list_head link;
+	u64 id;
+	s32 status;
+};
+
 /**
  * struct pto_file - per open file state (a context)
  * @pdev: device
  * @gm: GM accounting shared with the buffers this context created
  * @kernels: kernel handles
  * @queues: dispatch queues
- * @tasks: tasks taken and not yet complete, by id (deps look them up)
- * @failed: ids of recently failed tasks (value: status)
+ * @tasks: tasks taken and not yet complete, hashed by id (deps look them
+ *         up; sched lock). A hash of nodes embedded in the tasks: intake
+ *         and completion never allocate, unlike an xarray whose leaf nodes
+ *         come and go with every task that completes at intake.
+ * @failed: records of recently failed tasks, hashed by id (sched lock)
+ * @failed_fifo: the same records, oldest first (sched lock)
  * @next_id: id of the next entry taken (sched lock)
  * @inflight: tasks taken and not yet freed
  * @live: list of those tasks (sched lock)
@@ -114,15 +136,16 @@ struct pto_device {
  * @submit_lock: serialises doorbells (id order) and queue create/destroy
  * @scratch: one SQ entry copied out of the ring (submit_lock)
  * @uid: unique id of the context, never reused
- * @nfailed: entries in @failed (sched lock)
+ * @nfailed: records in @failed (sched lock)
  */
 struct pto_file {
 	struct pto_device *pdev;
 	struct pto_gm_account *gm;
 	struct xarray kernels;
 	struct xarray queues;
-	struct xarray tasks;
-	struct xarray failed;
+	DECLARE_HASHTABLE(tasks, PTO_TASK_HASH_BITS);
+	DECLARE_HASHTABLE(failed, PTO_TASK_HASH_BITS);
+	struct list_head failed_fifo;
 	u64 next_id;
 	atomic_t inflight;
 	struct list_head live;

@@ -45,6 +45,7 @@ struct pto_run {
 	u32 sub_block;
 	u8 *local;
 	u64 deadline;
+	u64 flush_at;
 	s64 s[PTO_NUM_SREGS];
 	struct pto_loop loops[PTO_MAX_LOOP_DEPTH];
 	u32 depth;
@@ -204,13 +205,26 @@ static u8 *pto_tile(struct pto_run *r, u32 reg)
 	return r->local + r->core->pdev->sched->buf_base[t->buf] + t->offset;
 }
 
+/* Run time after which a unit lets queued units have threads of their own. */
+#define PTO_LONG_UNIT_NS (2 * NSEC_PER_MSEC)
+
 /* Between steps: stop for a cancelled task or a block past its deadline. */
 static bool pto_check(struct pto_run *r)
 {
+	u64 now = ktime_get_ns();
+
 	if (atomic_read(&r->task->cancel))
 		return pto_fault(r, DRM_PTO_NPU_STATUS_CANCELLED, 0);
-	if (ktime_get_ns() > r->deadline)
+	if (now > r->deadline)
 		return pto_fault(r, DRM_PTO_NPU_STATUS_TIMEOUT, 0);
+	if (r->flush_at && now > r->flush_at) {
+		/*
+		 * A long unit: units queued for a worker get threads of their
+		 * own, so nothing it may poll GM for waits behind it.
+		 */
+		r->flush_at = 0;
+		pto_sched_flush_kicks(r->core->pdev);
+	}
 	cond_resched();
 	return true;
 }
@@ -718,5 +732,6 @@ void pto_exec_block(struct pto_core *core, struct pto_task *task, u32 unit,
 	r->local = core->local;
 	r->res = res;
 	r->deadline = ktime_get_ns() + (u64)pto_clamped_timeout_ms() * NSEC_PER_MSEC;
+	r->flush_at = ktime_get_ns() + PTO_LONG_UNIT_NS;
 	pto_run_program(r);
 }

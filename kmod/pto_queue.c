@@ -638,7 +638,8 @@ static u32 pto_take_entry(struct pto_device *pdev, struct drm_file *file,
 		return 0;
 	t->id = ctx->next_id;
 	/* Room to remember a failure without allocating under the lock. */
-	if (xa_reserve(&ctx->failed, t->id, GFP_KERNEL)) {
+	t->fail_rec = kmalloc(sizeof(*t->fail_rec), GFP_KERNEL);
+	if (!t->fail_rec) {
 		kvfree(t);
 		return 0;
 	}
@@ -651,14 +652,6 @@ static u32 pto_take_entry(struct pto_device *pdev, struct drm_file *file,
 	else
 		pto_task_parse(pdev, file, t, e, n, deps);
 
-	if (t->status == DRM_PTO_NPU_STATUS_OK &&
-	    xa_err(xa_store(&ctx->tasks, t->id, t, GFP_KERNEL))) {
-		/* Nothing taken: the entry stays in the ring. */
-		xa_release(&ctx->failed, t->id);
-		pto_task_put_resources(t);
-		kvfree(t);
-		return 0;
-	}
 	ctx->next_id++;
 	pto_count(pdev, tasks);
 	if (t->status == DRM_PTO_NPU_STATUS_INVALID)

@@ -149,6 +149,8 @@ s32 pto_ring_op(struct pto_task *task, u32 block, bool aic, u32 part,
 	struct pto_xring_set *set = &task->rings[block];
 	u64 timeout = (u64)pto_clamped_timeout_ms() * NSEC_PER_MSEC;
 	u64 last = U64_MAX;
+	bool slept = false;
+	s32 st;
 
 	/* No progress = the block's rings have not moved for timeout_ms. */
 	deadline = ktime_get_ns() + timeout;
@@ -167,21 +169,32 @@ s32 pto_ring_op(struct pto_task *task, u32 block, bool aic, u32 part,
 		}
 		if (!ret) {
 			wake_up_all(&task->xwait);
-			return DRM_PTO_NPU_STATUS_OK;
+			st = DRM_PTO_NPU_STATUS_OK;
+			break;
 		}
+		st = DRM_PTO_NPU_STATUS_TIMEOUT;
 		if (ret == -EPIPE)
-			return DRM_PTO_NPU_STATUS_TIMEOUT;
-		if (atomic_read(&task->cancel))
-			return DRM_PTO_NPU_STATUS_CANCELLED;
+			break;
+		if (atomic_read(&task->cancel)) {
+			st = DRM_PTO_NPU_STATUS_CANCELLED;
+			break;
+		}
 		now = ktime_get_ns();
 		if (now >= deadline)
-			return DRM_PTO_NPU_STATUS_TIMEOUT;
+			break;
+		if (!slept) {
+			pto_sched_sleep_begin(task->ctx->pdev);
+			slept = true;
+		}
 		/* Sleep, not spin: the VM may have far fewer CPUs than cores. */
 		wait_event_timeout(task->xwait,
 				   READ_ONCE(set->seq) != seen ||
 				   atomic_read(&task->cancel),
 				   max(nsecs_to_jiffies(deadline - now), 1UL));
 	}
+	if (slept)
+		pto_sched_sleep_end(task->ctx->pdev);
+	return st;
 }
 
 /**

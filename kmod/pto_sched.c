@@ -20,6 +20,7 @@
  */
 
 #include <linux/bitmap.h>
+#include <linux/cpumask.h>
 #include <linux/kthread.h>
 #include <linux/ktime.h>
 #include <linux/slab.h>
@@ -37,14 +38,105 @@ static u32 pto_task_type(const struct pto_task *task)
 	return task->kern[0] ? PTO_TASK_AIV : PTO_TASK_AIC;
 }
 
-/* Ring a core's doorbell unless a thread is already looping over it. */
+/*
+ * A unit any worker thread may run: it never waits for another unit (no
+ * ring, no barrier, no sync_start), so running it on a thread that is not
+ * its core's own cannot deadlock.
+ */
+static bool pto_free_running(const struct pto_core *core)
+{
+	const struct pto_task *t = core->run_task;
+
+	return t && !core->staged && t->nparts == 1 &&
+	       !(t->flags & DRM_PTO_NPU_TASK_F_SYNC_START) &&
+	       !t->kern[core->type == PTO_CORE_AIC]->waits;
+}
+
+static void pto_core_wake(struct pto_sched *s, struct pto_core *core)
+{
+	core->rung = true;
+	if (!core->awake) {
+		core->awake = true;
+		s->awake++;
+	}
+	wake_up(&core->doorbell);
+}
+
+/*
+ * Ring a core's doorbell unless a thread is already looping over it or
+ * has been woken for it. With as many threads awake as there are CPUs, a
+ * unit any worker can run waits on the kick queue instead: the next worker
+ * to run out of work takes it, so N blocks cost N units of work, not N
+ * wake-ups and context switches (Documentation/scheduler.rst).
+ */
 static void pto_core_kick(struct pto_sched *s, struct pto_core *core,
 			  struct pto_core *self)
 {
-	if (core != self && !core->in_worker) {
-		core->rung = true;
-		wake_up(&core->doorbell);
+	if (core == self || core->in_worker || core->queued || core->rung)
+		return;
+	if (s->awake >= s->budget && pto_free_running(core)) {
+		core->queued = true;
+		list_add_tail(&core->kick_link, &s->kickq);
+		return;
 	}
+	pto_core_wake(s, core);
+}
+
+static void pto_flush_kicks_locked(struct pto_sched *s)
+{
+	struct pto_core *core, *tmp;
+
+	list_for_each_entry_safe(core, tmp, &s->kickq, kick_link) {
+		list_del(&core->kick_link);
+		core->queued = false;
+		pto_core_wake(s, core);
+	}
+}
+
+/**
+ * pto_sched_flush_kicks - wake the thread of every core on the kick queue
+ * @pdev: device
+ *
+ * For a unit that has run long: whatever it may be polling GM for gets
+ * threads of its own.
+ */
+void pto_sched_flush_kicks(struct pto_device *pdev)
+{
+	struct pto_sched *s = pdev->sched;
+
+	spin_lock(&s->lock);
+	pto_flush_kicks_locked(s);
+	spin_unlock(&s->lock);
+}
+
+/**
+ * pto_sched_sleep_begin - a running unit is about to sleep in a wait
+ * @pdev: device
+ *
+ * Its thread stops counting as awake, and queued units get threads of
+ * their own: the unit may be waiting for one of them.
+ */
+void pto_sched_sleep_begin(struct pto_device *pdev)
+{
+	struct pto_sched *s = pdev->sched;
+
+	spin_lock(&s->lock);
+	s->awake--;
+	pto_flush_kicks_locked(s);
+	spin_unlock(&s->lock);
+}
+
+/**
+ * pto_sched_sleep_end - the unit's wait is over
+ * @pdev: device
+ */
+void pto_sched_sleep_end(struct pto_device *pdev)
+{
+	struct pto_sched *s = pdev->sched;
+
+	spin_lock(&s->lock);
+	s->awake++;
+	spin_unlock(&s->lock);
 }
 
 /* Lowest cluster whose AIC and both AIVs are idle, or clusters if none. */
@@ -85,6 +177,13 @@ static void pto_core_scrub(struct pto_sched *s, struct pto_core *core,
 	core->owner = task->ctx->uid;
 }
 
+/* @self (the calling worker's core, or NULL) is a core of type @ti. */
+static bool pto_own_core(const struct pto_core *self, u32 ti)
+{
+	return self && ti != PTO_TASK_MIX &&
+	       (self->type == PTO_CORE_AIC) == (ti == PTO_TASK_AIC);
+}
+
 static bool pto_can_preload(const struct pto_core *core)
 {
 	return core->run_task && !core->staged && !core->pend_task;
@@ -119,6 +218,9 @@ static void pto_core_start(struct pto_sched *s, struct pto_core *core,
 		core->staged = true;
 		task->blocks[unit].staged = true;
 		task->staged_units++;
+		/* For pto_doorbell(); set again when the unit starts. */
+		task->blocks[unit].core = core->index;
+		task->blocks[unit].core_type = core->type;
 		pto_count(core->pdev, stages);
 		trace_pto_stage(core->pdev->index, task->ctx->uid, task->id,
 				unit, core->type, core->index, 0);
@@ -126,6 +228,8 @@ static void pto_core_start(struct pto_sched *s, struct pto_core *core,
 	}
 	trace_pto_dispatch(core->pdev->index, task->ctx->uid, task->id, unit,
 			   core->type, core->index, 0);
+	/* A core that runs something can take a pending unit. */
+	s->no_preload[ti] = false;
 	pto_core_kick(s, core, self);
 }
 
@@ -202,27 +306,32 @@ static void pto_try_stage(struct pto_sched *s, struct pto_task *c)
 static void pto_doorbell(struct pto_sched *s, struct pto_task *task,
 			 struct pto_core **adopt)
 {
-	u32 ti, i;
+	u32 u;
 
-	for (ti = 0; ti < 2 && task->staged_units; ti++) {
-		for (i = 0; i < s->ncores[ti] && task->staged_units; i++) {
-			struct pto_core *core = &s->cores[ti][i];
+	/* Staged units are placed units: each record names its core. */
+	for (u = 0; u < task->next_block * task->nparts && task->staged_units;
+	     u++) {
+		const struct pto_block_rec *rec = &task->blocks[u];
+		struct pto_core *core;
 
-			if (!core->staged || core->run_task != task)
-				continue;
-			core->staged = false;
-			task->staged_units--;
-			task->blocks[core->run_unit].ts[PTO_TS_DISPATCH] = ktime_get_ns();
-			pto_count(core->pdev, doorbells);
-			trace_pto_doorbell(core->pdev->index, task->ctx->uid,
-					   task->id, core->run_unit, core->type,
-					   core->index, 0);
-			if (adopt && !*adopt && !core->in_worker) {
-				core->in_worker = true;
-				*adopt = core;
-			} else {
-				pto_core_kick(s, core, NULL);
-			}
+		if (!rec->staged)
+			continue;
+		core = &s->cores[rec->core_type == PTO_CORE_AIC][rec->core];
+		if (!core->staged || core->run_task != task ||
+		    core->run_unit != u)
+			continue;
+		core->staged = false;
+		s->no_preload[core->type == PTO_CORE_AIC] = false;
+		task->staged_units--;
+		task->blocks[u].ts[PTO_TS_DISPATCH] = ktime_get_ns();
+		pto_count(core->pdev, doorbells);
+		trace_pto_doorbell(core->pdev->index, task->ctx->uid, task->id,
+				   u, core->type, core->index, 0);
+		if (adopt && !*adopt && !core->in_worker) {
+			core->in_worker = true;
+			*adopt = core;
+		} else {
+			pto_core_kick(s, core, NULL);
 		}
 	}
 }
@@ -239,7 +348,15 @@ static void pto_place(struct pto_sched *s, struct pto_task *task,
 		goto placed;
 	}
 	n = s->ncores[ti];
-	i = find_first_bit(s->idle[ti], n);
+	/*
+	 * The worker that finished a unit takes the next one on its own core
+	 * when it can: it runs it without waking anyone, and the placement
+	 * costs no scan.
+	 */
+	if (pto_own_core(self, ti) && test_bit(self->index, s->idle[ti]))
+		i = self->index;
+	else
+		i = find_first_bit(s->idle[ti], n);
 	if (i < n) {
 		pto_core_start(s, &s->cores[ti][i], task, task->next_block++,
 			       self, false);
@@ -248,13 +365,16 @@ static void pto_place(struct pto_sched *s, struct pto_task *task,
 		 * Preload only cores that run something: not staged ones (their
 		 * unit waits on others), not a mixed block's reserved AIV.
 		 */
-		for (i = 0; i < n; i++) {
-			core = &s->cores[ti][i];
-			if (pto_can_preload(core))
-				break;
+		core = self;
+		if (!pto_own_core(self, ti) || !pto_can_preload(self)) {
+			for (i = 0; i < n; i++) {
+				core = &s->cores[ti][i];
+				if (pto_can_preload(core))
+					break;
+			}
+			if (WARN_ON_ONCE(i == n))
+				return;
 		}
-		if (WARN_ON_ONCE(i == n))
-			return;
 		block = task->next_block++;
 		core->pend_task = task;
 		core->pend_unit = block;
@@ -276,7 +396,8 @@ placed:
 	}
 }
 
-static bool pto_has_slot(struct pto_sched *s, const struct pto_task *task)
+static bool pto_has_slot(struct pto_sched *s, const struct pto_task *task,
+			 struct pto_core *self)
 {
 	u32 ti = pto_task_type(task), n, i;
 	u32 left = task->block_num - task->next_block;
@@ -289,16 +410,23 @@ static bool pto_has_slot(struct pto_sched *s, const struct pto_task *task)
 	n = s->ncores[ti];
 	if (sync)
 		return bitmap_weight(s->idle[ti], n) >= left;
+	if (pto_own_core(self, ti) &&
+	    (test_bit(self->index, s->idle[ti]) || pto_can_preload(self)))
+		return true;
 	if (find_first_bit(s->idle[ti], n) < n)
 		return true;
+	if (s->no_preload[ti])
+		return false;
 	for (i = 0; i < n; i++)
 		if (pto_can_preload(&s->cores[ti][i]))
 			return true;
+	s->no_preload[ti] = true;
 	return false;
 }
 
 static void pto_complete(struct pto_sched *s, struct pto_task *first,
-			 struct list_head *freeable, struct pto_core **adopt);
+			 struct list_head *freeable, struct pto_core **adopt,
+			 struct list_head *post);
 static void pto_try_stage(struct pto_sched *s, struct pto_task *c);
 
 /* A task stopped before all its blocks were placed. */
@@ -326,7 +454,7 @@ static void pto_sched_dispatch(struct pto_sched *s, struct pto_core *self)
 				pto_unplace_rest(task);
 				continue;
 			}
-			if (!pto_has_slot(s, task))
+			if (!pto_has_slot(s, task, self))
 				break;
 			pto_place(s, task, self);
 		}
@@ -403,30 +531,94 @@ static void pto_count_retire(struct pto_device *pdev, struct pto_task *task)
 }
 
 /*
- * Remember a failed id for dependents that arrive later. The slot was
- * reserved at intake, so storing cannot allocate or fail. Past
- * PTO_MAX_FAILED_REMEMBERED the oldest failure is forgotten (a dependency
- * on it then counts as satisfied; Documentation/uapi.rst).
+ * Remember a failed id for dependents that arrive later, in the record
+ * allocated at intake. Past PTO_MAX_FAILED_REMEMBERED the oldest failure
+ * is forgotten (a dependency on it then counts as satisfied;
+ * Documentation/uapi.rst).
  */
 static void pto_remember_failed(struct pto_file *ctx, struct pto_task *task)
 {
-	unsigned long oldest = 0;
+	struct pto_failed *f = task->fail_rec;
 
-	xa_store(&ctx->failed, task->id, xa_mk_value(task->status), GFP_ATOMIC);
+	task->fail_rec = NULL;
+	f->id = task->id;
+	f->status = task->status;
+	hash_add(ctx->failed, &f->node, f->id);
+	list_add_tail(&f->link, &ctx->failed_fifo);
 	if (++ctx->nfailed <= PTO_MAX_FAILED_REMEMBERED)
 		return;
-	if (xa_find(&ctx->failed, &oldest, ULONG_MAX, XA_PRESENT)) {
-		xa_erase(&ctx->failed, oldest);
-		ctx->nfailed--;
+	f = list_first_entry(&ctx->failed_fifo, struct pto_failed, link);
+	hash_del(&f->node);
+	list_del(&f->link);
+	ctx->nfailed--;
+	kfree(f);
+}
+
+static struct pto_task *pto_find_task(struct pto_file *ctx, u64 id)
+{
+	struct pto_task *t;
+
+	hash_for_each_possible(ctx->tasks, t, hnode, id)
+		if (t->id == id)
+			return t;
+	return NULL;
+}
+
+static bool pto_failed_id(struct pto_file *ctx, u64 id)
+{
+	struct pto_failed *f;
+
+	hash_for_each_possible(ctx->failed, f, node, id)
+		if (f->id == id)
+			return true;
+	return false;
+}
+
+/**
+ * pto_sched_forget_failed - free a closed context's failure records
+ * @ctx: the context, with no task left
+ */
+void pto_sched_forget_failed(struct pto_file *ctx)
+{
+	struct pto_failed *f, *tmp;
+
+	list_for_each_entry_safe(f, tmp, &ctx->failed_fifo, link) {
+		hash_del(&f->node);
+		list_del(&f->link);
+		kfree(f);
+	}
+	ctx->nfailed = 0;
+}
+
+/* Signal a completed task's doorbell fence and post its CQEs (or hold them). */
+static void pto_task_post(struct pto_task *task, struct list_head *freeable)
+{
+	pto_batch_retire(task->batch,
+			 task->status != DRM_PTO_NPU_STATUS_OK &&
+			 task->status != DRM_PTO_NPU_STATUS_SKIPPED);
+	pto_queue_task_done(task, freeable);
+}
+
+static void pto_post_list(struct list_head *post, struct list_head *freeable)
+{
+	struct pto_task *task, *tmp;
+
+	list_for_each_entry_safe(task, tmp, post, held_link) {
+		list_del_init(&task->held_link);
+		pto_task_post(task, freeable);
 	}
 }
 
 /*
  * Complete @first and, iteratively, every consumer that can never run
  * because a producer failed (no recursion: chains can be 10^4 long).
+ * With @post, the completed tasks' fences and CQEs are left to the caller
+ * (linked by held_link): a worker that released a pre-staged consumer
+ * runs it first (Documentation/techniques/early-resolve.rst).
  */
 static void pto_complete(struct pto_sched *s, struct pto_task *first,
-			 struct list_head *freeable, struct pto_core **adopt)
+			 struct list_head *freeable, struct pto_core **adopt,
+			 struct list_head *post)
 {
 	LIST_HEAD(work);
 
@@ -445,11 +637,9 @@ static void pto_complete(struct pto_sched *s, struct pto_task *first,
 		task->state = PTO_TASK_DONE;
 		task->ts_retire = ktime_get_ns();
 		pto_count_retire(ctx->pdev, task);
-		xa_erase(&ctx->tasks, task->id);
+		hash_del(&task->hnode);
 		if (failed)
 			pto_remember_failed(ctx, task);
-		else
-			xa_release(&ctx->failed, task->id);
 
 		list_for_each_entry(e, &task->fanout, link) {
 			struct pto_task *c = e->consumer;
@@ -463,19 +653,24 @@ static void pto_complete(struct pto_sched *s, struct pto_task *first,
 				pto_try_stage(s, c);
 		}
 		INIT_LIST_HEAD(&task->fanout);
-		pto_batch_retire(task->batch, failed);
-		pto_queue_task_done(task, freeable);
+		if (post)
+			list_add_tail(&task->held_link, post);
+		else
+			pto_task_post(task, freeable);
 	}
 }
 
 static void pto_block_done(struct pto_sched *s, struct pto_core *core,
 			   struct pto_task *task, u32 unit,
 			   const struct pto_exec_result *res,
-			   struct list_head *freeable, struct pto_core **adopt)
+			   struct list_head *freeable, struct pto_core **adopt,
+			   struct list_head *post)
 {
 	u32 ti = core->type == PTO_CORE_AIC;
 
 	task->blocks_out--;
+	/* Our running slot frees up: this core (or its pending unit's) can preload. */
+	s->no_preload[ti] = false;
 	if (res->status != DRM_PTO_NPU_STATUS_OK &&
 	    task->status == DRM_PTO_NPU_STATUS_OK) {
 		task->status = res->status;
@@ -510,24 +705,38 @@ static void pto_block_done(struct pto_sched *s, struct pto_core *core,
 	}
 
 	if (!task->blocks_out && task->state == PTO_TASK_PLACED)
-		pto_complete(s, task, freeable, adopt);
+		pto_complete(s, task, freeable, adopt, post);
 	pto_sched_dispatch(s, core);
 }
 
-static void pto_core_run(struct pto_core *core)
+/* A worker's own core has a unit to run and no thread running it. */
+static bool pto_own_has_work(const struct pto_core *own)
 {
-	struct pto_sched *s = core->pdev->sched;
-	struct pto_core *adopt = NULL;
+	return !own->in_worker && own->run_task && !own->staged;
+}
+
+/* Free what a worker retired every so many units, not only when it stops. */
+#define PTO_FREE_BATCH 32
+
+static void pto_core_run(struct pto_core *own)
+{
+	struct pto_sched *s = own->pdev->sched;
+	struct pto_core *core = own, *adopt = NULL;
 	LIST_HEAD(freeable);
+	LIST_HEAD(post);
+	u32 ran = 0;
 
 	spin_lock(&s->lock);
-	core->rung = false;
-	if (core->in_worker) {
-		/* Another core's thread adopted this one: it runs our unit. */
-		spin_unlock(&s->lock);
-		return;
+	own->rung = false;
+	if (own->in_worker) {
+		/* Another thread adopted this core: it runs our unit. */
+		goto out;
 	}
-	core->in_worker = true;
+	if (own->queued) {
+		list_del(&own->kick_link);
+		own->queued = false;
+	}
+	own->in_worker = true;
 next_core:
 	/* A staged unit in our own slot waits for its doorbell like any other. */
 	while (core->run_task && !core->staged) {
@@ -537,12 +746,15 @@ next_core:
 		struct pto_exec_result res = {};
 
 		spin_unlock(&s->lock);
+		if (++ran % PTO_FREE_BATCH == 0)
+			pto_tasks_free_list(&freeable);
+		/* The core takes the unit and starts it: one instant, one clock read. */
 		rec->ts[PTO_TS_RECEIVE] = ktime_get_ns();
+		rec->ts[PTO_TS_START] = rec->ts[PTO_TS_RECEIVE];
 		rec->core = core->index;
 		rec->core_type = core->type;
 		trace_pto_start(core->pdev->index, task->ctx->uid, task->id,
 				unit, core->type, core->index, 0);
-		rec->ts[PTO_TS_START] = ktime_get_ns();
 		if (atomic_read(&task->cancel)) {
 			res.status = DRM_PTO_NPU_STATUS_CANCELLED;
 		} else {
@@ -558,25 +770,66 @@ next_core:
 		rec->detail = res.detail;
 
 		spin_lock(&s->lock);
+		/* The producers whose doorbell released the unit that just ran. */
+		pto_post_list(&post, &freeable);
 		rec->ts[PTO_TS_FINISH] = ktime_get_ns();
-		pto_block_done(s, core, task, unit, &res, &freeable, &adopt);
+		pto_block_done(s, core, task, unit, &res, &freeable, &adopt,
+			       &post);
 		if (adopt && core->run_task && !core->staged) {
 			/*
-			 * Our own core has a unit, and only this thread runs
-			 * it: the adopted core goes back to its own thread (it
-			 * may wait on our unit, at a barrier or a ring).
+			 * This core has a unit, and only this thread runs it:
+			 * the adopted core goes back to its own thread (it may
+			 * wait on our unit, at a barrier or a ring).
 			 */
 			adopt->in_worker = false;
 			pto_core_kick(s, adopt, NULL);
 			adopt = NULL;
 		}
+		/*
+		 * A consumer released by a doorbell runs next, here, before
+		 * the scheduler's completion work for its producers (fences,
+		 * CQEs): that work is off its critical path. Anything else
+		 * completes now.
+		 */
+		if (!adopt)
+			pto_post_list(&post, &freeable);
+		if (core != own && pto_own_has_work(own))
+			break;
 	}
 	core->in_worker = false;
+	/* Left for our own core's unit: another thread takes the rest. */
+	if (core->run_task && !core->staged)
+		pto_core_kick(s, core, NULL);
 	if (adopt) {
 		/* A pre-staged core released by our completion: run it here. */
 		core = adopt;
 		adopt = NULL;
 		goto next_core;
+	}
+	if (core != own && pto_own_has_work(own)) {
+		/* Our own core got a unit while we ran another's: go back. */
+		if (own->queued) {
+			list_del(&own->kick_link);
+			own->queued = false;
+		}
+		own->rung = false;
+		own->in_worker = true;
+		core = own;
+		goto next_core;
+	}
+	if (!list_empty(&s->kickq)) {
+		/* A unit no thread was woken for: run it here. */
+		core = list_first_entry(&s->kickq, struct pto_core, kick_link);
+		list_del(&core->kick_link);
+		core->queued = false;
+		core->in_worker = true;
+		goto next_core;
+	}
+	pto_post_list(&post, &freeable);
+out:
+	if (own->awake && !own->rung) {
+		own->awake = false;
+		s->awake--;
 	}
 	spin_unlock(&s->lock);
 	pto_tasks_free_list(&freeable);
@@ -613,8 +866,9 @@ void pto_sched_add(struct pto_device *pdev, struct pto_task *task,
 
 	spin_lock(&s->lock);
 	list_add_tail(&task->ctx_link, &ctx->live);
+	hash_add(ctx->tasks, &task->hnode, task->id);
 	for (i = 0; i < task->num_deps; i++) {
-		struct pto_task *p = xa_load(&ctx->tasks, deps[i]);
+		struct pto_task *p = pto_find_task(ctx, deps[i]);
 
 		if (p) {
 			struct pto_edge *e = &task->edges[n++];
@@ -623,7 +877,7 @@ void pto_sched_add(struct pto_device *pdev, struct pto_task *task,
 			e->producer = p;
 			list_add_tail(&e->link, &p->fanout);
 			task->fanin++;
-		} else if (xa_is_value(xa_load(&ctx->failed, deps[i]))) {
+		} else if (pto_failed_id(ctx, deps[i])) {
 			task->dep_failed = true;
 		}
 	}
@@ -632,7 +886,7 @@ void pto_sched_add(struct pto_device *pdev, struct pto_task *task,
 		pto_make_ready(s, task, &work, NULL);
 		if (!list_empty(&work)) {
 			list_del_init(&task->ready_link);
-			pto_complete(s, task, freeable, NULL);
+			pto_complete(s, task, freeable, NULL, NULL);
 		} else {
 			pto_sched_dispatch(s, NULL);
 		}
@@ -674,14 +928,14 @@ void pto_sched_cancel_ctx(struct pto_file *ctx)
 		list_del_init(&task->held_link);
 		if (task->status == DRM_PTO_NPU_STATUS_OK)
 			task->status = DRM_PTO_NPU_STATUS_CANCELLED;
-		pto_complete(s, task, &freeable, NULL);
+		pto_complete(s, task, &freeable, NULL, NULL);
 	}
 	spin_unlock(&s->lock);
 	pto_tasks_free_list(&freeable);
 	pto_queues_drop_held(ctx);
 
 	wait_event(ctx->wq, !atomic_read(&ctx->inflight));
-	/* The last pto_task_free() wakes us under the lock: let it finish. */
+	/* The last pto_tasks_free_list() wakes us under the lock: let it finish. */
 	spin_lock(&s->lock);
 	spin_unlock(&s->lock);
 }
@@ -705,33 +959,44 @@ void pto_task_put_resources(struct pto_task *task)
 }
 
 /**
- * pto_task_free - release a fully retired task
- * @task: task, off every scheduler list
+ * pto_tasks_free_list - release fully retired tasks
+ * @list: tasks (linked by held_link), off every scheduler list
+ *
+ * One scheduler-lock section for the whole list, one wake-up per context.
  */
-void pto_task_free(struct pto_task *task)
-{
-	struct pto_file *ctx = task->ctx;
-	struct pto_sched *s = ctx->pdev->sched;
-
-	pto_task_put_resources(task);
-	atomic_dec(&task->queue->live);
-
-	spin_lock(&s->lock);
-	list_del(&task->ctx_link);
-	atomic_dec(&ctx->inflight);
-	/* CQEs posted, back-pressure relieved, or the last task gone. */
-	wake_up_all(&ctx->wq);
-	spin_unlock(&s->lock);
-	kvfree(task);
-}
-
 void pto_tasks_free_list(struct list_head *list)
 {
 	struct pto_task *task, *tmp;
+	struct pto_file *woke = NULL;
+	struct pto_sched *s;
 
+	if (list_empty(list))
+		return;
+	list_for_each_entry(task, list, held_link) {
+		pto_task_put_resources(task);
+		kfree(task->fail_rec);
+		atomic_dec(&task->queue->live);
+	}
+	task = list_first_entry(list, struct pto_task, held_link);
+	s = task->ctx->pdev->sched;
+	spin_lock(&s->lock);
+	list_for_each_entry(task, list, held_link) {
+		struct pto_file *ctx = task->ctx;
+
+		list_del(&task->ctx_link);
+		atomic_dec(&ctx->inflight);
+		/* CQEs posted, back-pressure relieved, or the last task gone. */
+		if (ctx != woke) {
+			if (woke)
+				wake_up_all(&woke->wq);
+			woke = ctx;
+		}
+	}
+	wake_up_all(&woke->wq);
+	spin_unlock(&s->lock);
 	list_for_each_entry_safe(task, tmp, list, held_link) {
 		list_del(&task->held_link);
-		pto_task_free(task);
+		kvfree(task);
 	}
 }
 
@@ -748,6 +1013,8 @@ int pto_sched_init(struct pto_device *pdev)
 	spin_lock_init(&s->lock);
 	for (ti = 0; ti <= PTO_TASK_MIX; ti++)
 		INIT_LIST_HEAD(&s->ready[ti]);
+	INIT_LIST_HEAD(&s->kickq);
+	s->budget = max(1U, num_online_cpus());
 	s->ncores[0] = t->clusters * PTO_AIV_PER_CLUSTER;
 	s->ncores[1] = t->clusters;
 
@@ -780,6 +1047,7 @@ int pto_sched_init(struct pto_device *pdev)
 			core->index = i;
 			core->sub_block = ti ? 0 : i % PTO_AIV_PER_CLUSTER;
 			init_waitqueue_head(&core->doorbell);
+			INIT_LIST_HEAD(&core->kick_link);
 			core->local = vzalloc(s->local_size[ti]);
 			if (!core->local)
 				goto err;

@@ -90,6 +90,7 @@ struct pto_ring_use {
  * @push: tile shape of every PUSH (cross-core ring), if any
  * @pop: tile shape of every POP, if any
  * @hard_sync: enum pto_sync_type of its HARD syncalls, 0 if none
+ * @waits: it has PUSH, POP or SYNCALL: a unit of it may wait for others
  */
 struct pto_kernel {
 	struct kref ref;
@@ -106,6 +107,7 @@ struct pto_kernel {
 	struct pto_ring_use push;
 	struct pto_ring_use pop;
 	u8 hard_sync;
+	bool waits;
 };
 
 /**
@@ -277,6 +279,9 @@ enum pto_task_state {
  * @bar_exited: units that have ended (xlock)
  * @ts_retire: when the task completed (CLOCK_MONOTONIC ns)
  * @any_ran: some unit's kernel ran (else the task posts one CQE)
+ * @hnode: in pto_file.tasks while the task is not complete (sched lock)
+ * @fail_rec: allocated at intake, so remembering a failure never allocates
+ *            under the scheduler lock; handed to pto_file.failed if it fails
  */
 struct pto_task {
 	struct pto_file *ctx;
@@ -324,6 +329,8 @@ struct pto_task {
 	u32 bar_exited;
 	u64 ts_retire;
 	bool any_ran;
+	struct hlist_node hnode;
+	struct pto_failed *fail_rec;
 };
 
 /**
@@ -344,6 +351,10 @@ struct pto_task {
  * @partner: the AIV this core's mixed block keeps reserved (split NONE)
  * @owner: uid of the context whose data the local memory may hold
  * @staged: the running slot holds a pre-staged unit waiting for its doorbell
+ * @queued: on pto_sched.kickq: its unit waits for a worker instead of a
+ *          wake-up of the core's own thread (sched_lock)
+ * @awake: the core's thread is counted in pto_sched.awake (sched_lock)
+ * @kick_link: in pto_sched.kickq
  */
 struct pto_core {
 	struct pto_device *pdev;
@@ -362,6 +373,9 @@ struct pto_core {
 	struct pto_core *partner;
 	u64 owner;
 	bool staged;
+	bool queued;
+	bool awake;
+	struct list_head kick_link;
 };
 
 /**
@@ -374,6 +388,16 @@ struct pto_core {
  * @local_size: local memory per core, per type
  * @buf_base: offset of each local buffer in its core's memory
  * @buf_size: budget of each local buffer
+ * @no_preload: per type, no core can take a pending unit: the last scan
+ *              found none and no core has started, finished or been
+ *              released since (spares dispatch a scan of every core per
+ *              task while a backlog waits)
+ * @kickq: cores whose unit can run on any worker thread (it never waits
+ *         for another unit), kicked while @awake reached @budget
+ * @awake: core threads woken or running, not asleep in a ring or barrier
+ *         wait
+ * @budget: threads worth keeping awake: the CPUs (more only add
+ *          context switches)
  */
 struct pto_sched {
 	spinlock_t lock;	/* see the kernel-doc above */
@@ -384,6 +408,10 @@ struct pto_sched {
 	u32 local_size[2];
 	u32 buf_base[PTO_LOCAL_BUFS];
 	u32 buf_size[PTO_LOCAL_BUFS];
+	bool no_preload[2];
+	struct list_head kickq;
+	u32 awake;
+	u32 budget;
 };
 
 /**
@@ -472,7 +500,10 @@ void pto_sched_fini(struct pto_device *pdev);
 void pto_sched_add(struct pto_device *pdev, struct pto_task *task,
 		   const s64 *deps, struct list_head *done);
 void pto_sched_cancel_ctx(struct pto_file *ctx);
-void pto_task_free(struct pto_task *task);
+void pto_sched_forget_failed(struct pto_file *ctx);
+void pto_sched_sleep_begin(struct pto_device *pdev);
+void pto_sched_sleep_end(struct pto_device *pdev);
+void pto_sched_flush_kicks(struct pto_device *pdev);
 void pto_task_put_resources(struct pto_task *task);
 void pto_tasks_free_list(struct list_head *list);
 

@@ -181,9 +181,23 @@ bench)
 	# into a timeout.
 	echo "=== PTO-BENCH-BEGIN"
 	if insmod /pto/bench/pto_npu.ko timeout_ms=60000; then
-		# shellcheck disable=SC2086
-		(cd /tmp && /pto/bench/pto-bench $bench_args)
-		echo "=== PTO-BENCH-RC rc=$?"
+		if [ -n "${PTO_PERF:-}" ] && [ -x /pto/bin/perf ]; then
+			# make bench-perf: a cpu-clock profile of the whole VM.
+			# shellcheck disable=SC2086
+			(cd /tmp && perf record -q -a -g -e cpu-clock -F 4000 -o /tmp/perf.data \
+				/pto/bench/pto-bench $bench_args)
+			echo "=== PTO-BENCH-RC rc=$?"
+			echo "=== PTO-PERF-BEGIN"
+			(cd /tmp && perf report -i /tmp/perf.data --stdio --no-children \
+				--percent-limit 0.5 -g none --sort sym 2>/dev/null | head -150)
+			(cd /tmp && perf report -i /tmp/perf.data --stdio --children \
+				--percent-limit 2 -g none --sort sym 2>/dev/null | head -80)
+			echo "=== PTO-PERF-END"
+		else
+			# shellcheck disable=SC2086
+			(cd /tmp && /pto/bench/pto-bench $bench_args)
+			echo "=== PTO-BENCH-RC rc=$?"
+		fi
 	else
 		echo "=== PTO-BENCH-RC rc=insmod"
 	fi

@@ -38,6 +38,11 @@ for f in "$build"/bench/pto-bench "$build"/bench/*.ko; do
 	[ -f "$f" ] && cp "$f" "$stage/pto/bench/"
 done
 
+# PTO_VM_PERF=1 (make bench-perf): perf, to profile the bench in the VM.
+if [ -n "${PTO_VM_PERF:-}" ] && command -v perf >/dev/null; then
+	cp -L "$(command -v perf)" "$stage/pto/bin/perf"
+fi
+
 # Shared libraries of everything we ship (libpto resolves through RPATH).
 for f in "$stage"/pto/bin/* "$stage"/pto/selftests/* "$stage"/pto/examples/* \
 	"$stage"/pto/bench/pto-bench \
