@@ -51,6 +51,10 @@
 /* The user_data of untouched entries: must complete with STATUS_OK. */
 #define FZ_PRISTINE 0xc0ffee4200000000ull
 #define FZ_PRISTINE_MASK 0xffffffff00000000ull
+/* Largest buffer the fuzzer maps (see fz_one_mmap()). */
+#define FZ_MMAP_MAX (16u << 20)
+/* Iterations from which the slow cases (the largest launch) run too. */
+#define FZ_LONG_ITERS 10000
 /* Tensor arguments of one task (the uapi's cap). */
 #define FZ_TENSORS 16
 /* First unexpected results printed per test. */
@@ -200,6 +204,9 @@ static const char *const fz_op_names[FZ_NOPS] = {
 	[FZ_GM_GUARD] = "GM guard checks",
 };
 
+/* When the test started. */
+static int64_t fz_t0;
+
 /* Per test process (the harness forks each test); threads add atomically. */
 static unsigned long fz_calls[FZ_NOPS], fz_bad[FZ_NOPS], fz_printed;
 
@@ -229,7 +236,7 @@ static const int E_QUERY[] = { EINVAL, EFAULT, 0 };
 static const int E_BO_CREATE[] = { EINVAL, ENOSPC, ENOMEM, 0 };
 static const int E_BO_INFO[] = { EINVAL, ENOENT, ENOMEM, 0 };
 static const int E_GEM_CLOSE[] = { EINVAL, ENOENT, 0 };
-static const int E_MMAP[] = { EINVAL, EACCES, ENOMEM, EPERM, 0 };
+static const int E_MMAP[] = { EINVAL, EACCES, ENOMEM, EPERM, EOVERFLOW, 0 };
 static const int E_PRIME[] = { EINVAL, ENOENT, EBADF, ENOMEM, EOPNOTSUPP, 0 };
 static const int E_KCREATE[] = { EINVAL, EFAULT, E2BIG, ENOSPC, ENOMEM, 0 };
 static const int E_KDESTROY[] = { EINVAL, ENOENT, 0 };
@@ -319,6 +326,9 @@ static int fz_counters(int fd, struct drm_pto_npu_counters *c)
 
 /* ------------------------------------------------------------ user memory */
 
+/* The last fz_uptr() ran into the PROT_NONE page part way (a write may fit). */
+static bool fz_partial;
+
 /*
  * Memory the broken pointers are made of: FZ_RW_PAGES good pages, then a
  * PROT_NONE page, then a read-only page; plus a range that was unmapped.
@@ -366,6 +376,7 @@ static uint64_t fz_uptr(struct fz_rng *r, struct fz_mem *m, const void *good,
 	uint8_t *p;
 
 	*bad = false;
+	fz_partial = false;
 	if (fz_pct(r, 80))
 		return (uintptr_t)good;
 	switch (fz_below(r, 9)) {
@@ -405,6 +416,7 @@ static uint64_t fz_uptr(struct fz_rng *r, struct fz_mem *m, const void *good,
 		if (good)
 			memcpy(p, good, len - cut);
 		*bad = true;
+		fz_partial = true;
 		return (uintptr_t)p;
 	}
 }
@@ -751,6 +763,7 @@ FIXTURE_SETUP(fz)
 	ASSERT_LT(0, self->saved_timeout);
 	fz_rng_init(&self->r, _metadata->name);
 	self->iters = fz_iters();
+	fz_t0 = pto_test_now_ns();
 	printf("# fuzz: %s seed=0x%llx iters=%lu (PTO_FUZZ_SEED, PTO_FUZZ_ITERS)\n",
 	       _metadata->name, (unsigned long long)fz_seed(), self->iters);
 	fflush(stdout);
@@ -777,6 +790,8 @@ static void fz_finish(struct __test_metadata *_metadata, int *fd, int *fd2,
 	int64_t deadline;
 	int probe;
 
+	printf("# fuzz: %s ran %lld ms\n", _metadata->name,
+	       (long long)((pto_test_now_ns() - fz_t0) / 1000000));
 	if (*fd >= 0)
 		close(*fd);
 	if (*fd2 >= 0)
@@ -982,9 +997,16 @@ static void fz_one_gem_close(struct fz_rng *r, int fd, struct fz_pool *p)
 		c.handle = fz_pool_take(p, fz_below(r, p->nlive));
 		live = true;
 	} else {
+		unsigned int i;
+
 		c.handle = fz_pool_pick(r, p, &live);
-		if (live)
-			return; /* keep pool and file in step */
+		/* A number that happens to be live: keep pool and file in step. */
+		for (i = 0; i < p->nlive; i++)
+			if (p->live[i] == c.handle) {
+				fz_pool_take(p, i);
+				live = true;
+				break;
+			}
 	}
 	ret = fz_ioctl(fd, DRM_IOCTL_GEM_CLOSE, &c);
 	fz_note(FZ_GEM_CLOSE, ret, E_GEM_CLOSE, "gem_close");
@@ -1002,6 +1024,12 @@ static void fz_one_mmap(struct fz_rng *r, int fd, int other,
 	uint8_t *map;
 
 	if (!live || pto_test_bo_info(fd, h, &size, &off))
+		return;
+	/*
+	 * mmap pins every page of a buffer at once (drm_gem_shmem_mmap): a
+	 * 256 MiB one takes over 20 s under TCG + KASAN, a soft lockup.
+	 */
+	if (size > FZ_MMAP_MAX)
 		return;
 	len = size;
 	switch (fz_below(r, 8)) {
@@ -1584,6 +1612,9 @@ TEST_F_TIMEOUT(fz, kernel_create_destroy, 600)
 				     1 + fz_below(&self->r, sizeof(log));
 			c.log = fz_uptr(&self->r, &self->mem, log, c.log_size, true,
 					&bad_log);
+			/* The message may fit in the part that is mapped. */
+			if (fz_partial)
+				bad_log = false;
 			memset(log, PTO_TEST_SENTINEL, sizeof(log));
 		}
 		if (fz_pct(&self->r, 3))
@@ -1664,13 +1695,15 @@ static void fz_one_syncobj(struct fz_rng *r, int fd, struct fz_pool *s)
 			drmSyncobjDestroy(fd, h2);
 		break;
 	case 1:
-		if (live) {
+		{
 			unsigned int i;
 
 			for (i = 0; i < s->nlive; i++)
-				if (s->live[i] == h)
+				if (s->live[i] == h) {
+					fz_pool_take(s, i);
+					live = true;
 					break;
-			fz_pool_take(s, i);
+				}
 		}
 		ret = pto_test_ret(drmSyncobjDestroy(fd, h));
 		if (live)
@@ -1811,10 +1844,13 @@ TEST_F_TIMEOUT(fz, queue_ioctls_and_syncobjs, 600)
 				d.pad = (uint32_t)fz_int(&self->r);
 			ret = fz_ioctl(self->fd, DRM_IOCTL_PTO_NPU_QUEUE_DESTROY, &d);
 			fz_note(FZ_QUEUE_DESTROY, ret, E_QDESTROY, "queue_destroy");
-			if (!ret && qid == q->c.queue_id) {
-				munmap(q->map, q->c.ring_size);
-				pto_test_gem_close(self->fd, q->c.handle);
-				*q = qs[--nq];
+			for (j = 0; !ret && j < nq; j++) {
+				if (qs[j].c.queue_id != qid)
+					continue;
+				munmap(qs[j].map, qs[j].c.ring_size);
+				pto_test_gem_close(self->fd, qs[j].c.handle);
+				qs[j] = qs[--nq];
+				break;
 			}
 			break;
 		}
@@ -2701,13 +2737,14 @@ TEST_F_TIMEOUT(fz, hostile_kernels, 900)
 	       self->info.aiv_cores, (long long)((pto_test_now_ns() - t0) / 1000000));
 	EXPECT_GT(PTO_TEST_SEC(60), pto_test_now_ns() - t0);
 
-	/* The largest SPMD launch: every block runs and posts. */
+	/* The largest SPMD launch (make fuzz; 20+ s under TCG): every block runs. */
 	t0 = pto_test_now_ns();
-	fz_run_one(_metadata, self->fd, &q, kend, 0, self->lim.max_block_num, 0,
-		   NULL, 0, NULL, 0, &last);
+	j = self->iters >= FZ_LONG_ITERS ? self->lim.max_block_num :
+					   self->lim.max_block_num / 8;
+	fz_run_one(_metadata, self->fd, &q, kend, 0, j, 0, NULL, 0, NULL, 0, &last);
 	EXPECT_EQ(DRM_PTO_NPU_STATUS_OK, last.status);
-	printf("# fuzz: a launch of %u blocks ran in %lld ms\n",
-	       self->lim.max_block_num, (long long)((pto_test_now_ns() - t0) / 1000000));
+	printf("# fuzz: a launch of %u blocks ran in %lld ms\n", j,
+	       (long long)((pto_test_now_ns() - t0) / 1000000));
 
 	/*
 	 * Every tile register declared, the UB full to the last byte: runs
