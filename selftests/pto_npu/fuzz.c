@@ -36,7 +36,7 @@
 #include "pto_test.h"
 
 #define FZ_DEFAULT_SEED 0x5eed2026ull
-#define FZ_DEFAULT_ITERS 2000
+#define FZ_DEFAULT_ITERS 1000
 
 #define FZ_N(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -2435,7 +2435,7 @@ static void fz_lower_timeout(struct __test_metadata *_metadata, long ms)
 
 TEST_F_TIMEOUT(fz, verifier_programs_run, 900)
 {
-	unsigned long i, n = self->iters / 2, accepted = 0, status[16] = { 0 };
+	unsigned long i, n = self->iters, accepted = 0, status[16] = { 0 };
 	size_t view = FZ_VIEW_ROWS * FZ_VIEW_COLS * 8, page = pto_test_page_size();
 	struct fz_slot slots[FZ_TENSORS];
 	struct fz_q q;
