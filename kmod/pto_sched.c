@@ -718,6 +718,7 @@ void pto_task_free(struct pto_task *task)
 
 	spin_lock(&s->lock);
 	list_del(&task->ctx_link);
+	atomic_sub(task->units, &ctx->inflight_units);
 	atomic_dec(&ctx->inflight);
 	/* CQEs posted, back-pressure relieved, or the last task gone. */
 	wake_up_all(&ctx->wq);

@@ -26,6 +26,12 @@
 #define PTO_MAX_SCALAR_ARGS 16
 #define PTO_MAX_DEPS 32
 #define PTO_MAX_BLOCK_NUM 8192
+/*
+ * Block records (block_num * parts) of the tasks a context has in flight,
+ * so that memory, not only the task count, is bounded: intake stops once
+ * this many are held (the entry that crosses it is still taken).
+ */
+#define PTO_MAX_INFLIGHT_UNITS (1 << 18)
 /* Failed task ids remembered per context for late dependents. */
 #define PTO_MAX_FAILED_REMEMBERED 65536
 #define PTO_VERIFIER_LOG_MAX 256
@@ -277,6 +283,7 @@ enum pto_task_state {
  * @bar_exited: units that have ended (xlock)
  * @ts_retire: when the task completed (CLOCK_MONOTONIC ns)
  * @any_ran: some unit's kernel ran (else the task posts one CQE)
+ * @units: block records allocated, counted in the context's inflight_units
  */
 struct pto_task {
 	struct pto_file *ctx;
@@ -324,6 +331,7 @@ struct pto_task {
 	u32 bar_exited;
 	u64 ts_retire;
 	bool any_ran;
+	u32 units;
 };
 
 /**
