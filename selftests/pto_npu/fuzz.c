@@ -2576,6 +2576,27 @@ static const struct pto_insn fz_oob_load[] = {
 	INSN(PTO_OP_END, 0, 0, 0, 0, 0, 0, 0),
 };
 
+/*
+ * Regression: tile ops read the tile table at their @a field even where it
+ * names a scalar register (TLOAD, TSTORE, TFILL), past the 16 tiles for
+ * s16..s31 (KASAN slab-out-of-bounds, found by verifier_programs_run).
+ * g1[0, 0..7] = 0x1234, through s31 and s30, then loaded back the same way.
+ */
+static const struct pto_insn fz_high_regs[] = {
+	INSN(PTO_OP_LDI, 31, 0, 0, 0, 0, 0, 0),
+	INSN(PTO_OP_LDI, 30, 0, 0, 0, 0, 0, 0),
+	INSN(PTO_OP_TFILL, 0, 0, 31, 0, 0, 0, 0),
+	INSN(PTO_OP_TLOAD, 0, 31, 30, 0, 0, 0, 1),
+	INSN(PTO_OP_LDI, 29, 0, 0, 0, 0, 0, 0x1234),
+	INSN(PTO_OP_TFILL, 0, 0, 29, 0, 0, 0, 0),
+	INSN(PTO_OP_TSTORE, 0, 31, 30, 0, 0, 0, 1),
+	INSN(PTO_OP_END, 0, 0, 0, 0, 0, 0, 0),
+};
+
+static const struct pto_tile_decl fz_tile_1x8 = {
+	.dtype = PTO_ISA_I32, .buf = PTO_BUF_UB, .rows = 1, .cols = 8,
+};
+
 static const struct pto_tile_decl fz_tile_8x8 = {
 	.dtype = PTO_ISA_I32, .buf = PTO_BUF_UB, .rows = 8, .cols = 8,
 };
@@ -2727,6 +2748,20 @@ TEST_F_TIMEOUT(fz, hostile_kernels, 900)
 		ASSERT_EQ(0, memcmp(shadow1, g1.map, size))
 			TH_LOG("access at [%lld, %lld] changed the other buffer",
 			       (long long)row, (long long)col);
+	}
+
+	/* Scalar registers past the tile table in tile instructions. */
+	{
+		uint32_t khigh;
+		int32_t *v = (int32_t *)(g1.map + page);
+
+		ASSERT_EQ(0, fz_kernel_create(self->fd, PTO_CORE_AIV, fz_high_regs,
+					      FZ_N(fz_high_regs), &fz_tile_1x8, 1, &khigh));
+		fz_run_one(_metadata, self->fd, &q, khigh, 0, 1, 0, t, 2, NULL, 0, &last);
+		EXPECT_EQ(DRM_PTO_NPU_STATUS_OK, last.status);
+		for (j = 0; j < 8; j++)
+			EXPECT_EQ(0x1234, v[j]);
+		EXPECT_EQ(0, fz_kernel_destroy(self->fd, khigh));
 	}
 
 	/*
