@@ -31,7 +31,7 @@
  * so that memory, not only the task count, is bounded: intake stops once
  * this many are held (the entry that crosses it is still taken).
  */
-#define PTO_MAX_INFLIGHT_UNITS (1 << 18)
+#define PTO_MAX_INFLIGHT_UNITS BIT(18)
 /* Failed task ids remembered per context for late dependents. */
 #define PTO_MAX_FAILED_REMEMBERED 65536
 #define PTO_VERIFIER_LOG_MAX 256
