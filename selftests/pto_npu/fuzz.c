@@ -36,7 +36,7 @@
 #include "pto_test.h"
 
 #define FZ_DEFAULT_SEED 0x5eed2026ull
-#define FZ_DEFAULT_ITERS 1000
+#define FZ_DEFAULT_ITERS 600
 
 #define FZ_N(a) (sizeof(a) / sizeof((a)[0]))
 
