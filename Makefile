@@ -188,9 +188,9 @@ vm-test: deps kernel
 	@$(VMDIR)/vm.sh --mode check --only "$(T)" $(if $(VMENV),--env "$(VMENV)") --build $(BUILD) --config $(TEST_KCONFIG) --log $(BUILD)/vm/vm-test.log
 	@python3 $(VMDIR)/parse-results.py --expect-kselftests "$(T)" $(BUILD)/vm/vm-test.log
 
-# The fuzzer, long: about 20 min in the test VM at the default. A failure
+# The fuzzer, long: about 10-20 min in the test VM at the default. A failure
 # prints the seed; make fuzz FUZZ_SEED=<it> replays the same run.
-FUZZ_ITERS ?= 10000
+FUZZ_ITERS ?= 5000
 FUZZ_SEED ?= $(shell date +%s)
 fuzz:
 	@echo "fuzz: PTO_FUZZ_SEED=$(FUZZ_SEED) PTO_FUZZ_ITERS=$(FUZZ_ITERS)"

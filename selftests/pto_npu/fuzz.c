@@ -54,7 +54,7 @@
 /* Largest buffer the fuzzer maps (see fz_one_mmap()). */
 #define FZ_MMAP_MAX (16u << 20)
 /* Iterations from which the slow cases (the largest launch) run too. */
-#define FZ_LONG_ITERS 10000
+#define FZ_LONG_ITERS 5000
 /* Tensor arguments of one task (the uapi's cap). */
 #define FZ_TENSORS 16
 /* First unexpected results printed per test. */
