@@ -7,6 +7,7 @@
 #                   without debug options, runs tools/bench/pto-bench, writes
 #                   build/bench/report.json and build/bench/ratios.png
 #   make vm-test T="NAME..."  only those kselftests in the test VM
+#   make fuzz       the fuzz kselftest, long (FUZZ_ITERS, FUZZ_SEED), in the test VM
 #   make vm-shell   an interactive VM with the module and tools
 #   make install    installs libpto, headers, ptoctl (PREFIX=/usr/local)
 
@@ -56,7 +57,7 @@ SELFTEST_BINS := $(patsubst selftests/pto_npu/%.c,$(BUILD)/selftests/%,$(wildcar
 
 RPATH := -Wl,-rpath,'$$ORIGIN/../lib'
 
-.PHONY: all module module-test lint user selftests deps kernel check demo bench bench-perf bench-module vm-test vm-shell unit clean install
+.PHONY: all module module-test lint user selftests deps kernel check demo bench bench-perf bench-module vm-test fuzz vm-shell unit clean install
 all: module user
 
 deps:
@@ -196,6 +197,14 @@ vm-test: deps kernel
 	@$(MAKE) -s user selftests
 	@$(VMDIR)/vm.sh --mode check --only "$(T)" $(if $(VMENV),--env "$(VMENV)") --build $(BUILD) --config $(TEST_KCONFIG) --log $(BUILD)/vm/vm-test.log
 	@python3 $(VMDIR)/parse-results.py --expect-kselftests "$(T)" $(BUILD)/vm/vm-test.log
+
+# The fuzzer, long: about 10-20 min in the test VM at the default. A failure
+# prints the seed; make fuzz FUZZ_SEED=<it> replays the same run.
+FUZZ_ITERS ?= 5000
+FUZZ_SEED ?= $(shell date +%s)
+fuzz:
+	@echo "fuzz: PTO_FUZZ_SEED=$(FUZZ_SEED) PTO_FUZZ_ITERS=$(FUZZ_ITERS)"
+	@$(MAKE) -s vm-test T="fuzz" VMENV="PTO_FUZZ_ITERS=$(FUZZ_ITERS) PTO_FUZZ_SEED=$(FUZZ_SEED)"
 
 vm-shell: deps kernel
 	@$(MAKE) -s module-test

@@ -130,6 +130,7 @@ struct pto_failed {
  * @failed_fifo: the same records, oldest first (sched lock)
  * @next_id: id of the next entry taken (sched lock)
  * @inflight: tasks taken and not yet freed
+ * @inflight_units: block records (units) those tasks hold
  * @live: list of those tasks (sched lock)
  * @dead: the file is closing: cancel everything (sched lock)
  * @wq: woken when CQEs are posted and when @inflight drops
@@ -148,6 +149,7 @@ struct pto_file {
 	struct list_head failed_fifo;
 	u64 next_id;
 	atomic_t inflight;
+	atomic_t inflight_units;
 	struct list_head live;
 	bool dead;
 	wait_queue_head_t wq;

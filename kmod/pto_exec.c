@@ -381,11 +381,17 @@ static bool pto_matmul(struct pto_run *r, const struct pto_insn *in)
 
 static bool pto_tile_op(struct pto_run *r, const struct pto_insn *in)
 {
+	/*
+	 * TLOAD, TSTORE and TFILL use @a as a scalar register (s0..s31),
+	 * possibly past the declared tiles: only ops with a tile source may
+	 * index the tile table with it.
+	 */
+	u8 areg = in->a < r->k->num_tiles ? in->a : in->dst;
 	const struct pto_tile_layout *dt = &r->k->tiles[in->dst];
-	const struct pto_tile_layout *at = &r->k->tiles[in->a];
+	const struct pto_tile_layout *at = &r->k->tiles[areg];
 	size_t n = (size_t)dt->rows * dt->cols;
 	u8 *d = pto_tile(r, in->dst);
-	u8 *a = pto_tile(r, in->a);
+	u8 *a = pto_tile(r, areg);
 	s64 s = (in->flags & PTO_INSN_F_IMM) ? in->imm : r->s[in->b];
 	size_t i;
 

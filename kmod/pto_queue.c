@@ -305,6 +305,7 @@ static struct pto_task *pto_task_alloc(struct pto_file *ctx,
 	t->queue = q;
 	t->user_data = e->user_data;
 	t->nparts = nparts;
+	t->units = nb * nparts;
 	spin_lock_init(&t->xlock);
 	init_waitqueue_head(&t->xwait);
 	INIT_LIST_HEAD(&t->ready_link);
@@ -665,6 +666,7 @@ static u32 pto_take_entry(struct pto_device *pdev, struct drm_file *file,
 	}
 	atomic_inc(&q->live);
 	atomic_inc(&ctx->inflight);
+	atomic_add(t->units, &ctx->inflight_units);
 	pto_sched_add(pdev, t, deps, freeable);
 	return n;
 }
@@ -729,7 +731,8 @@ int pto_ioctl_queue_submit(struct drm_device *drm, void *data,
 	while (head != tail) {
 		u32 n;
 
-		if (atomic_read(&ctx->inflight) >= PTO_MAX_INFLIGHT_TASKS)
+		if (atomic_read(&ctx->inflight) >= PTO_MAX_INFLIGHT_TASKS ||
+		    atomic_read(&ctx->inflight_units) >= PTO_MAX_INFLIGHT_UNITS)
 			break;
 		n = pto_take_entry(pdev, file, q, head, tail - head, batch,
 				   &freeable);

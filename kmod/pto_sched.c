@@ -984,6 +984,7 @@ void pto_tasks_free_list(struct list_head *list)
 		struct pto_file *ctx = task->ctx;
 
 		list_del(&task->ctx_link);
+		atomic_sub(task->units, &ctx->inflight_units);
 		atomic_dec(&ctx->inflight);
 		/* CQEs posted, back-pressure relieved, or the last task gone. */
 		if (ctx != woke) {

@@ -26,6 +26,12 @@
 #define PTO_MAX_SCALAR_ARGS 16
 #define PTO_MAX_DEPS 32
 #define PTO_MAX_BLOCK_NUM 8192
+/*
+ * Block records (block_num * parts) of the tasks a context has in flight,
+ * so that memory, not only the task count, is bounded: intake stops once
+ * this many are held (the entry that crosses it is still taken).
+ */
+#define PTO_MAX_INFLIGHT_UNITS BIT(18)
 /* Failed task ids remembered per context for late dependents. */
 #define PTO_MAX_FAILED_REMEMBERED 65536
 #define PTO_VERIFIER_LOG_MAX 256
@@ -282,6 +288,7 @@ enum pto_task_state {
  * @hnode: in pto_file.tasks while the task is not complete (sched lock)
  * @fail_rec: allocated at intake, so remembering a failure never allocates
  *            under the scheduler lock; handed to pto_file.failed if it fails
+ * @units: block records allocated, counted in the context's inflight_units
  */
 struct pto_task {
 	struct pto_file *ctx;
@@ -331,6 +338,7 @@ struct pto_task {
 	bool any_ran;
 	struct hlist_node hnode;
 	struct pto_failed *fail_rec;
+	u32 units;
 };
 
 /**
