@@ -3,19 +3,29 @@
  * pto_npu: in-kernel syncall.
  *
  * HARD emulates the FFTS barrier: every unit of the launch (the launch
- * occupies every core of the barrier's type, checked at submit) arrives
- * and sleeps until the last one arrives and releases the round. Waiting
- * participants sleep, they never spin, so 48 or 72 participants meet on a
- * 2-CPU VM. Where the hardware would deadlock (error 507018) because a
- * participant ended without arriving, the others fail at once with
- * DRM_PTO_NPU_STATUS_BARRIER_FAULT and the device stays usable.
+ * occupies every core of the barrier's type, checked at submit) arrives,
+ * and the last arrival releases the round. Where the hardware would
+ * deadlock (error 507018) because a participant ended without arriving,
+ * the others fail at once with DRM_PTO_NPU_STATUS_BARRIER_FAULT and the
+ * device stays usable.
  *
  * SOFT is the GM counter barrier: each of used_cores participants
  * atomically adds one to the workspace's first int32 and waits until the
  * counter reaches the next multiple of used_cores. The counter only grows,
- * so rounds need no reset. A wrong used_cores or a participant that never
- * arrives ends in DRM_PTO_NPU_STATUS_TIMEOUT once the counter has not
- * moved for timeout_ms (a HARD wait likewise: no new arrival for timeout_ms).
+ * so rounds need no reset.
+ *
+ * A unit that has to wait parks (pto_exec.c): its state stays in its
+ * core's interpreter state, the core stays occupied, and its thread goes
+ * on with other units. No thread sleeps at a barrier, so 48 or 72
+ * participants meet on one CPU without a context switch each. The arrival
+ * that completes a round makes the parked units runnable
+ * (pto_sched_unpark()); so do a failure, a cancel, and the watchdog, which
+ * runs every PTO_PARK_POLL_MS while anything is parked: it re-reads SOFT
+ * counters (GM may be written by anyone: the host, GST, ATOMIC_ADD) and
+ * ends waits without progress for timeout_ms with DRM_PTO_NPU_STATUS_TIMEOUT
+ * (HARD: no new arrival; SOFT: the counter has not moved).
+ *
+ * Locks: the scheduler lock, then a task's xlock or soft_lock.
  *
  * Copyright (C) 2026 pto-npu authors
  */
@@ -23,156 +33,241 @@
 #include <linux/atomic.h>
 #include <linux/jiffies.h>
 #include <linux/ktime.h>
-#include <linux/wait.h>
+#include <linux/workqueue.h>
 
 #include "pto_task.h"
 
-/* SOFT waiters also re-read GM at this interval: anything may write it. */
-#define PTO_SOFT_POLL_MS 2
+/* Watchdog period while units are parked (and SOFT counters polled). */
+#define PTO_PARK_POLL_MS 2
 
-static DECLARE_WAIT_QUEUE_HEAD(pto_soft_wait);
-
-static long pto_left(u64 deadline, u64 now)
+static void pto_unpark_list(struct pto_sched *s, struct list_head *list,
+			    s32 st)
 {
-	return max_t(long, nsecs_to_jiffies(deadline - now), 1);
+	struct pto_core *core, *tmp;
+
+	lockdep_assert_held(&s->lock);
+	list_for_each_entry_safe(core, tmp, list, park_link) {
+		list_del_init(&core->park_link);
+		pto_sched_unpark(s, core, st);
+	}
+}
+
+static void pto_unpark_list_unlocked(struct pto_sched *s,
+				     struct list_head *list, s32 st)
+{
+	if (list_empty(list))
+		return;
+	spin_lock(&s->lock);
+	pto_unpark_list(s, list, st);
+	spin_unlock(&s->lock);
 }
 
 /**
- * pto_barrier_hard - arrive at the task's HARD barrier and wait for the round
+ * pto_barrier_hard - arrive at the task's HARD barrier
  * @task: the launch
- * @deadline: unused (waits end after timeout_ms without progress)
+ * @core: the arriving unit's core
  *
- * Return: DRM_PTO_NPU_STATUS_OK, _BARRIER_FAULT, _TIMEOUT or _CANCELLED.
+ * Return: DRM_PTO_NPU_STATUS_OK (the round is complete), PTO_STATUS_PARKED
+ * (wait parked: the core's unit goes on once released),
+ * _BARRIER_FAULT or _CANCELLED.
  */
-s32 pto_barrier_hard(struct pto_task *task, u64 deadline)
+s32 pto_barrier_hard(struct pto_task *task, struct pto_core *core)
 {
-	u64 timeout = (u64)pto_clamped_timeout_ms() * NSEC_PER_MSEC;
-	u32 round, seen;
-	s32 st;
+	struct pto_sched *s = task->ctx->pdev->sched;
+	LIST_HEAD(release);
 
 	spin_lock(&task->xlock);
 	if (task->bar_exited) {
 		spin_unlock(&task->xlock);
 		return DRM_PTO_NPU_STATUS_BARRIER_FAULT;
 	}
-	round = task->bar_round;
+	/* Set before the canceller takes xlock to release the waiters. */
+	if (atomic_read(&task->cancel)) {
+		spin_unlock(&task->xlock);
+		return DRM_PTO_NPU_STATUS_CANCELLED;
+	}
+	task->bar_progress = ktime_get_ns();
 	if (++task->bar_arrived == task->bar_parties) {
 		task->bar_arrived = 0;
 		task->bar_round++;
+		list_splice_init(&task->bar_waiters, &release);
 		spin_unlock(&task->xlock);
-		wake_up_all(&task->xwait);
+		pto_unpark_list_unlocked(s, &release, DRM_PTO_NPU_STATUS_OK);
 		return DRM_PTO_NPU_STATUS_OK;
 	}
-	seen = task->bar_arrived;
+	list_add_tail(&core->park_link, &task->bar_waiters);
 	spin_unlock(&task->xlock);
-
-	/* No progress = no new arrival for timeout_ms. */
-	pto_sched_sleep_begin(task->ctx->pdev);
-	deadline = ktime_get_ns() + timeout;
-	for (;;) {
-		u64 now;
-
-		st = DRM_PTO_NPU_STATUS_OK;
-		if (READ_ONCE(task->bar_round) != round)
-			break;
-		if (READ_ONCE(task->bar_arrived) != seen) {
-			seen = READ_ONCE(task->bar_arrived);
-			deadline = ktime_get_ns() + timeout;
-		}
-		st = DRM_PTO_NPU_STATUS_BARRIER_FAULT;
-		if (READ_ONCE(task->bar_exited))
-			break;
-		st = DRM_PTO_NPU_STATUS_CANCELLED;
-		if (atomic_read(&task->cancel))
-			break;
-		st = DRM_PTO_NPU_STATUS_TIMEOUT;
-		now = ktime_get_ns();
-		if (now >= deadline)
-			break;
-		wait_event_timeout(task->xwait,
-				   READ_ONCE(task->bar_round) != round ||
-				   READ_ONCE(task->bar_exited) ||
-				   atomic_read(&task->cancel),
-				   pto_left(deadline, now));
-	}
-	pto_sched_sleep_end(task->ctx->pdev);
-	return st;
+	return PTO_STATUS_PARKED;
 }
 
 /**
  * pto_barrier_exit - a unit of a HARD syncall launch has ended
+ * @s: scheduler, locked
  * @task: the launch
  *
- * Participants still waiting can never be released: wake them to fail.
+ * Participants still waiting can never be released: they fail.
  */
-void pto_barrier_exit(struct pto_task *task)
+void pto_barrier_exit(struct pto_sched *s, struct pto_task *task)
 {
+	LIST_HEAD(release);
+
 	spin_lock(&task->xlock);
 	task->bar_exited++;
+	list_splice_init(&task->bar_waiters, &release);
 	spin_unlock(&task->xlock);
-	wake_up_all(&task->xwait);
+	pto_unpark_list(s, &release, DRM_PTO_NPU_STATUS_BARRIER_FAULT);
+}
+
+/*
+ * No progress since @since for @timeout. @now may be older than @since: a
+ * wait that moved after the caller read the clock is not stalled.
+ */
+static bool pto_stalled(u64 now, u64 since, u64 timeout)
+{
+	return now > since && now - since >= timeout;
+}
+
+/*
+ * SOFT waiters whose round is complete go to @ok; with @timeout, the ones
+ * whose counter has not moved for that long go to @late.
+ */
+static void pto_soft_scan(struct pto_sched *s, u64 now, u64 timeout,
+			  struct list_head *ok, struct list_head *late)
+{
+	struct pto_core *core, *tmp;
+
+	spin_lock(&s->soft_lock);
+	list_for_each_entry_safe(core, tmp, &s->soft_waiters, park_link) {
+		s64 cur = atomic_read((atomic_t *)core->soft_counter);
+
+		if (cur >= core->soft_target) {
+			list_move_tail(&core->park_link, ok);
+		} else if (cur != core->soft_seen) {
+			core->soft_seen = cur;
+			core->soft_progress = now;
+		} else if (timeout && pto_stalled(now, core->soft_progress, timeout)) {
+			list_move_tail(&core->park_link, late);
+		}
+	}
+	spin_unlock(&s->soft_lock);
 }
 
 /**
  * pto_barrier_soft - the GM counter barrier
  * @task: the launch
+ * @core: the arriving unit's core
  * @counter: the workspace counter (bounds checked by the caller, aligned)
  * @used: participants per round
- * @deadline: unused (waits end after timeout_ms without progress)
  *
- * Return: DRM_PTO_NPU_STATUS_OK, _TIMEOUT or _CANCELLED.
+ * Return: DRM_PTO_NPU_STATUS_OK, PTO_STATUS_PARKED, _TIMEOUT (an
+ * impossible @used) or _CANCELLED.
  */
-s32 pto_barrier_soft(struct pto_task *task, s32 *counter, s64 used,
-		     u64 deadline)
+s32 pto_barrier_soft(struct pto_task *task, struct pto_core *core,
+		     s32 *counter, s64 used)
 {
-	u64 timeout = (u64)pto_clamped_timeout_ms() * NSEC_PER_MSEC;
-	s64 old, target, seen;
-	s32 st;
+	struct pto_sched *s = task->ctx->pdev->sched;
+	s64 old, target;
 
 	if (used < 1 || used > S32_MAX)
 		return DRM_PTO_NPU_STATUS_TIMEOUT;
 	old = atomic_fetch_add(1, (atomic_t *)counter);
 	/* The counter only grows: the round ends at the next multiple. */
 	target = (old / used + 1) * used;
-	/*
-	 * Only the arrival that completes a round wakes the waiters: an
-	 * arrival that does not would wake every participant to find the
-	 * round still open (N^2 / 2 wake-ups a round). Writes that do not
-	 * come from SOFT arrivals (the host, GST, ATOMIC_ADD) are seen at
-	 * the next poll.
-	 */
-	if (old + 1 == target)
-		wake_up_all(&pto_soft_wait);
-	if (old + 1 == target)
-		return DRM_PTO_NPU_STATUS_OK;
-	/* No progress = the counter has not moved for timeout_ms. */
-	pto_sched_sleep_begin(task->ctx->pdev);
-	seen = old + 1;
-	deadline = ktime_get_ns() + timeout;
-	for (;;) {
-		s64 cur = atomic_read((atomic_t *)counter);
-		u64 now;
+	if (old + 1 == target) {
+		/* This arrival completes the round: release its waiters. */
+		LIST_HEAD(ok);
 
-		st = DRM_PTO_NPU_STATUS_OK;
-		if (cur >= target)
-			break;
-		if (cur != seen) {
-			seen = cur;
-			deadline = ktime_get_ns() + timeout;
-		}
-		st = DRM_PTO_NPU_STATUS_CANCELLED;
-		if (atomic_read(&task->cancel))
-			break;
-		st = DRM_PTO_NPU_STATUS_TIMEOUT;
-		now = ktime_get_ns();
-		if (now >= deadline)
-			break;
-		wait_event_timeout(pto_soft_wait,
-				   atomic_read((atomic_t *)counter) >= target ||
-				   atomic_read(&task->cancel),
-				   min(pto_left(deadline, now),
-				       (long)msecs_to_jiffies(PTO_SOFT_POLL_MS)));
+		pto_soft_scan(s, ktime_get_ns(), 0, &ok, NULL);
+		pto_unpark_list_unlocked(s, &ok, DRM_PTO_NPU_STATUS_OK);
+		return DRM_PTO_NPU_STATUS_OK;
 	}
-	pto_sched_sleep_end(task->ctx->pdev);
-	return st;
+	spin_lock(&s->soft_lock);
+	/* A completing arrival scans after its add: seen here, or we are listed. */
+	if (atomic_read((atomic_t *)counter) >= target) {
+		spin_unlock(&s->soft_lock);
+		return DRM_PTO_NPU_STATUS_OK;
+	}
+	if (atomic_read(&task->cancel)) {
+		spin_unlock(&s->soft_lock);
+		return DRM_PTO_NPU_STATUS_CANCELLED;
+	}
+	core->soft_counter = counter;
+	core->soft_target = target;
+	core->soft_seen = old + 1;
+	core->soft_progress = ktime_get_ns();
+	list_add_tail(&core->park_link, &s->soft_waiters);
+	spin_unlock(&s->soft_lock);
+	return PTO_STATUS_PARKED;
+}
+
+/**
+ * pto_barrier_release_task - end every barrier wait of a task
+ * @s: scheduler, locked
+ * @task: the task (cancelled: set before this is called)
+ * @st: status the waits end with
+ */
+void pto_barrier_release_task(struct pto_sched *s, struct pto_task *task,
+			      s32 st)
+{
+	struct pto_core *core, *tmp;
+	LIST_HEAD(release);
+
+	spin_lock(&task->xlock);
+	list_splice_init(&task->bar_waiters, &release);
+	spin_unlock(&task->xlock);
+	spin_lock(&s->soft_lock);
+	list_for_each_entry_safe(core, tmp, &s->soft_waiters, park_link)
+		if (core->run_task == task)
+			list_move_tail(&core->park_link, &release);
+	spin_unlock(&s->soft_lock);
+	pto_unpark_list(s, &release, st);
+}
+
+/**
+ * pto_sched_park_armed - a unit has parked: make sure the watchdog runs
+ * @s: scheduler
+ */
+void pto_sched_park_armed(struct pto_sched *s)
+{
+	queue_delayed_work(system_wq, &s->watchdog,
+			   msecs_to_jiffies(PTO_PARK_POLL_MS));
+}
+
+/**
+ * pto_barrier_watchdog - poll SOFT counters, time out stalled waits
+ * @work: pto_sched.watchdog
+ */
+void pto_barrier_watchdog(struct work_struct *work)
+{
+	struct pto_sched *s = container_of(to_delayed_work(work),
+					   struct pto_sched, watchdog);
+	u64 timeout = (u64)pto_clamped_timeout_ms() * NSEC_PER_MSEC;
+	u64 now = ktime_get_ns();
+	struct pto_task *task, *tmp;
+	LIST_HEAD(ok);
+	LIST_HEAD(late);
+	bool more;
+
+	pto_soft_scan(s, now, timeout, &ok, &late);
+	spin_lock(&s->lock);
+	pto_unpark_list(s, &ok, DRM_PTO_NPU_STATUS_OK);
+	pto_unpark_list(s, &late, DRM_PTO_NPU_STATUS_TIMEOUT);
+	list_for_each_entry_safe(task, tmp, &s->parked_tasks, park_link) {
+		LIST_HEAD(stalled);
+
+		spin_lock(&task->xlock);
+		if (list_empty(&task->bar_waiters))
+			list_del_init(&task->park_link);
+		else if (pto_stalled(now, task->bar_progress, timeout))
+			list_splice_init(&task->bar_waiters, &stalled);
+		spin_unlock(&task->xlock);
+		pto_unpark_list(s, &stalled, DRM_PTO_NPU_STATUS_TIMEOUT);
+	}
+	more = !list_empty(&s->parked_tasks);
+	spin_unlock(&s->lock);
+	spin_lock(&s->soft_lock);
+	more |= !list_empty(&s->soft_waiters);
+	spin_unlock(&s->soft_lock);
+	if (more)
+		pto_sched_park_armed(s);
 }

@@ -50,6 +50,10 @@ struct pto_run {
 	struct pto_loop loops[PTO_MAX_LOOP_DEPTH];
 	u32 depth;
 	struct pto_exec_result *res;
+	u32 pc;
+	bool parked;
+	u32 park_pc;
+	u64 park_t0;
 };
 
 /**
@@ -572,31 +576,51 @@ static bool pto_gm_scalar(struct pto_run *r, const struct pto_insn *in)
 	return true;
 }
 
+/* The unit has left (or never waited at) its barrier with status @st. */
+static bool pto_syncall_leave(struct pto_run *r, s32 st, u32 pc)
+{
+	struct pto_device *pdev = r->core->pdev;
+	u32 unit = r->block * r->task->nparts + r->part;
+
+	/* Waiting is not running: the block's run-time budget excludes it. */
+	r->deadline += ktime_get_ns() - r->park_t0;
+	trace_pto_barrier_leave(pdev->index, r->task->ctx->uid, r->task->id,
+				unit, r->core->type, r->core->index, st);
+	return st == DRM_PTO_NPU_STATUS_OK ? true : pto_fault(r, st, pc);
+}
+
+/*
+ * A unit that has to wait at a barrier parks: its state stays in the
+ * core's pto_run, its thread goes on with other units, and whoever
+ * completes the round (or the scheduler's watchdog) makes it runnable
+ * again (pto_barrier.c). No thread sleeps at a barrier.
+ */
 static bool pto_syncall(struct pto_run *r, const struct pto_insn *in, u32 pc)
 {
 	struct pto_device *pdev = r->core->pdev;
 	u32 unit = r->block * r->task->nparts + r->part;
 	s32 st;
 
-	u64 t0 = ktime_get_ns();
-
+	r->park_t0 = ktime_get_ns();
 	pto_count(pdev, barriers);
 	trace_pto_barrier_enter(pdev->index, r->task->ctx->uid, r->task->id,
 				unit, r->core->type, r->core->index, 0);
 	if (in->mode == PTO_SYNC_HARD) {
-		st = pto_barrier_hard(r->task, r->deadline);
+		st = pto_barrier_hard(r->task, r->core);
 	} else {
 		u8 *p = pto_gm_elem(r, in->imm, 0, 0);
 
 		if (!p)
 			return false;
-		st = pto_barrier_soft(r->task, (s32 *)p, r->s[in->a], r->deadline);
+		st = pto_barrier_soft(r->task, r->core, (s32 *)p,
+				      r->s[in->a]);
 	}
-	/* Waiting is not running: the block's run-time budget excludes it. */
-	r->deadline += ktime_get_ns() - t0;
-	trace_pto_barrier_leave(pdev->index, r->task->ctx->uid, r->task->id,
-				unit, r->core->type, r->core->index, st);
-	return st == DRM_PTO_NPU_STATUS_OK ? true : pto_fault(r, st, pc);
+	if (st == PTO_STATUS_PARKED) {
+		r->parked = true;
+		r->park_pc = pc;
+		return false;
+	}
+	return pto_syncall_leave(r, st, pc);
 }
 
 static bool pto_loop_enter(struct pto_run *r, const struct pto_insn *in,
@@ -624,7 +648,7 @@ static bool pto_loop_enter(struct pto_run *r, const struct pto_insn *in,
 static void pto_run_program(struct pto_run *r)
 {
 	const struct pto_insn *insns = r->k->insns;
-	u32 pc = 0, steps = 0;
+	u32 pc = r->pc, steps = 0;
 
 	for (;;) {
 		const struct pto_insn *in = &insns[pc];
@@ -691,6 +715,10 @@ static void pto_run_program(struct pto_run *r)
 			break;
 		case PTO_OP_SYNCALL:
 			ok = pto_syncall(r, in, pc);
+			if (r->parked) {
+				r->pc = next;
+				return;
+			}
 			break;
 		case PTO_OP_FENCE:
 			/* This core's GM writes before anything it does next. */
@@ -713,16 +741,32 @@ static void pto_run_program(struct pto_run *r)
 
 /**
  * pto_exec_block - run one unit (a block's part on one core) of a task
- * @core: the core (its local memory holds the tiles)
+ * @core: the core (its local memory holds the tiles, its pto_run the state)
  * @task: the task
  * @unit: block * nparts + part (part 0 of a mixed block is its AIC)
  * @res: out: status and detail
+ * @resume: the unit parked at a barrier and has been released with status
+ *          @core->park_st: go on from there
+ *
+ * Return: true if the unit parked at a barrier (@res is not final).
  */
-void pto_exec_block(struct pto_core *core, struct pto_task *task, u32 unit,
-		    struct pto_exec_result *res)
+bool pto_exec_block(struct pto_core *core, struct pto_task *task, u32 unit,
+		    struct pto_exec_result *res, bool resume)
 {
-	struct pto_run run = {}, *r = &run;
+	struct pto_run *r = core->exec;
 
+	r->res = res;
+	if (resume) {
+		res->status = DRM_PTO_NPU_STATUS_OK;
+		res->detail = 0;
+		r->parked = false;
+		if (!pto_syncall_leave(r, core->park_st, r->park_pc))
+			return false;
+		pto_run_program(r);
+		return r->parked;
+	}
+	memset(r, 0, sizeof(*r));
+	r->res = res;
 	res->status = DRM_PTO_NPU_STATUS_OK;
 	res->detail = 0;
 	r->core = core;
@@ -736,8 +780,19 @@ void pto_exec_block(struct pto_core *core, struct pto_task *task, u32 unit,
 	else
 		r->sub_block = core->sub_block;
 	r->local = core->local;
-	r->res = res;
-	r->deadline = ktime_get_ns() + (u64)pto_clamped_timeout_ms() * NSEC_PER_MSEC;
-	r->flush_at = ktime_get_ns() + PTO_LONG_UNIT_NS;
+	r->flush_at = ktime_get_ns();
+	r->deadline = r->flush_at + (u64)pto_clamped_timeout_ms() * NSEC_PER_MSEC;
+	r->flush_at += PTO_LONG_UNIT_NS;
 	pto_run_program(r);
+	return r->parked;
+}
+
+/**
+ * pto_exec_state_alloc - a core's interpreter state (kfree() it)
+ *
+ * Return: the state, or NULL.
+ */
+void *pto_exec_state_alloc(void)
+{
+	return kzalloc(sizeof(struct pto_run), GFP_KERNEL);
 }

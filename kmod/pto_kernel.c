@@ -654,8 +654,8 @@ VISIBLE_IF_KUNIT int pto_verify(const struct pto_topology *topo, u32 core_type,
 		ret = pto_verify_insn(&v, pc);
 		if (ret)
 			return ret;
-		if (insns[pc].op == PTO_OP_PUSH || insns[pc].op == PTO_OP_POP ||
-		    insns[pc].op == PTO_OP_SYNCALL)
+		/* Barrier waits park (pto_barrier.c); ring waits sleep. */
+		if (insns[pc].op == PTO_OP_PUSH || insns[pc].op == PTO_OP_POP)
 			k->waits = true;
 	}
 	if (insns[num_insns - 1].op != PTO_OP_END)

@@ -181,14 +181,13 @@ void pto_queue_task_done(struct pto_task *task, struct list_head *freeable)
 		pto_update_held(q);
 	}
 	spin_unlock(&q->cq_lock);
-	/* A held task is not freed soon: wake waiters now (they flush it). */
-	if (!all)
-		wake_up_all(&task->ctx->wq);
 	/*
-	 * Fully posted: no wake-up here; waiters are woken when the task is
-	 * freed, after the core's thread has run everything its completions
-	 * released, so a woken user thread does not preempt the critical path.
+	 * CQEs posted (or held: the waiters flush them): wake QUEUE_WAIT and
+	 * poll() now, not when the task is freed, which a worker does in
+	 * batches. Without sleepers this costs a barrier, not the lock.
 	 */
+	if (wq_has_sleeper(&task->ctx->wq))
+		wake_up_all(&task->ctx->wq);
 }
 
 /* Move held completions into free CQ space. */
@@ -308,6 +307,8 @@ static struct pto_task *pto_task_alloc(struct pto_file *ctx,
 	t->units = nb * nparts;
 	spin_lock_init(&t->xlock);
 	init_waitqueue_head(&t->xwait);
+	INIT_LIST_HEAD(&t->bar_waiters);
+	INIT_LIST_HEAD(&t->park_link);
 	INIT_LIST_HEAD(&t->ready_link);
 	INIT_LIST_HEAD(&t->ctx_link);
 	INIT_LIST_HEAD(&t->held_link);

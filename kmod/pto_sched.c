@@ -39,16 +39,17 @@ static u32 pto_task_type(const struct pto_task *task)
 }
 
 /*
- * A unit any worker thread may run: it never waits for another unit (no
- * ring, no barrier, no sync_start), so running it on a thread that is not
- * its core's own cannot deadlock.
+ * A unit any worker thread may run: it never sleeps waiting for another
+ * unit (no ring; barrier waits park and free the thread), so running it
+ * on a thread that is not its core's own cannot deadlock. A unit that
+ * polls GM for another's write gets it a thread of its own after
+ * PTO_LONG_UNIT_NS (pto_exec.c).
  */
 static bool pto_free_running(const struct pto_core *core)
 {
 	const struct pto_task *t = core->run_task;
 
 	return t && !core->staged && t->nparts == 1 &&
-	       !(t->flags & DRM_PTO_NPU_TASK_F_SYNC_START) &&
 	       !t->kern[core->type == PTO_CORE_AIC]->waits;
 }
 
@@ -80,6 +81,26 @@ static void pto_core_kick(struct pto_sched *s, struct pto_core *core,
 		return;
 	}
 	pto_core_wake(s, core);
+}
+
+/**
+ * pto_sched_unpark - release a unit parked at a barrier
+ * @s: scheduler, locked
+ * @core: its core
+ * @st: how its wait ended
+ *
+ * Its thread may not have left yet: then it finds @core->resume set and
+ * goes on at once.
+ */
+void pto_sched_unpark(struct pto_sched *s, struct pto_core *core, s32 st)
+{
+	lockdep_assert_held(&s->lock);
+	core->park_st = st;
+	core->resume = true;
+	if (core->parked) {
+		core->parked = false;
+		pto_core_kick(s, core, NULL);
+	}
 }
 
 static void pto_flush_kicks_locked(struct pto_sched *s)
@@ -638,6 +659,7 @@ static void pto_complete(struct pto_sched *s, struct pto_task *first,
 		task->ts_retire = ktime_get_ns();
 		pto_count_retire(ctx->pdev, task);
 		hash_del(&task->hnode);
+		list_del_init(&task->park_link);
 		if (failed)
 			pto_remember_failed(ctx, task);
 
@@ -678,6 +700,7 @@ static void pto_block_done(struct pto_sched *s, struct pto_core *core,
 		atomic_set(&task->cancel, 1);
 		/* Ring waiters of the other parts stop now, not at their deadline. */
 		wake_up_all(&task->xwait);
+		pto_barrier_release_task(s, task, DRM_PTO_NPU_STATUS_CANCELLED);
 	}
 	if (atomic_read(&task->cancel))
 		pto_unplace_rest(task);
@@ -690,7 +713,7 @@ static void pto_block_done(struct pto_sched *s, struct pto_core *core,
 				   core->type == PTO_CORE_AIC,
 				   unit % task->nparts - 1);
 	if (task->bar_parties)
-		pto_barrier_exit(task);
+		pto_barrier_exit(s, task);
 
 	core->run_task = core->pend_task;
 	core->run_unit = core->pend_unit;
@@ -712,7 +735,8 @@ static void pto_block_done(struct pto_sched *s, struct pto_core *core,
 /* A worker's own core has a unit to run and no thread running it. */
 static bool pto_own_has_work(const struct pto_core *own)
 {
-	return !own->in_worker && own->run_task && !own->staged;
+	return !own->in_worker && own->run_task && !own->staged &&
+	       !own->parked;
 }
 
 /* Free what a worker retired every so many units, not only when it stops. */
@@ -738,29 +762,42 @@ static void pto_core_run(struct pto_core *own)
 	}
 	own->in_worker = true;
 next_core:
-	/* A staged unit in our own slot waits for its doorbell like any other. */
-	while (core->run_task && !core->staged) {
+	/*
+	 * A staged unit in our own slot waits for its doorbell like any other;
+	 * a parked one for its barrier.
+	 */
+	while (core->run_task && !core->staged && !core->parked) {
 		struct pto_task *task = core->run_task;
 		u32 unit = core->run_unit;
 		struct pto_block_rec *rec = &task->blocks[unit];
 		struct pto_exec_result res = {};
+		bool resume = core->resume;
 
+		core->resume = false;
 		spin_unlock(&s->lock);
 		if (++ran % PTO_FREE_BATCH == 0)
 			pto_tasks_free_list(&freeable);
-		/* The core takes the unit and starts it: one instant, one clock read. */
-		rec->ts[PTO_TS_RECEIVE] = ktime_get_ns();
-		rec->ts[PTO_TS_START] = rec->ts[PTO_TS_RECEIVE];
-		rec->core = core->index;
-		rec->core_type = core->type;
-		trace_pto_start(core->pdev->index, task->ctx->uid, task->id,
-				unit, core->type, core->index, 0);
-		if (atomic_read(&task->cancel)) {
-			res.status = DRM_PTO_NPU_STATUS_CANCELLED;
+		if (resume) {
+			/* Released from its barrier: on from where it parked. */
+			if (pto_exec_block(core, task, unit, &res, true))
+				goto parked;
 		} else {
-			rec->ran = true;
-			task->any_ran = true;
-			pto_exec_block(core, task, unit, &res);
+			/* The core takes the unit and starts it: one clock read. */
+			rec->ts[PTO_TS_RECEIVE] = ktime_get_ns();
+			rec->ts[PTO_TS_START] = rec->ts[PTO_TS_RECEIVE];
+			rec->core = core->index;
+			rec->core_type = core->type;
+			trace_pto_start(core->pdev->index, task->ctx->uid,
+					task->id, unit, core->type, core->index,
+					0);
+			if (atomic_read(&task->cancel)) {
+				res.status = DRM_PTO_NPU_STATUS_CANCELLED;
+			} else {
+				rec->ran = true;
+				task->any_ran = true;
+				if (pto_exec_block(core, task, unit, &res, false))
+					goto parked;
+			}
 		}
 		rec->ts[PTO_TS_END] = ktime_get_ns();
 		trace_pto_end(core->pdev->index, task->ctx->uid, task->id, unit,
@@ -795,10 +832,22 @@ next_core:
 			pto_post_list(&post, &freeable);
 		if (core != own && pto_own_has_work(own))
 			break;
+		continue;
+parked:
+		spin_lock(&s->lock);
+		/* Producers of an adopted unit that parked: their CQEs now. */
+		pto_post_list(&post, &freeable);
+		/* Not released in the meantime: the thread goes on without it. */
+		if (!core->resume) {
+			core->parked = true;
+			if (task->bar_parties && list_empty(&task->park_link))
+				list_add_tail(&task->park_link, &s->parked_tasks);
+			pto_sched_park_armed(s);
+		}
 	}
 	core->in_worker = false;
 	/* Left for our own core's unit: another thread takes the rest. */
-	if (core->run_task && !core->staged)
+	if (core->run_task && !core->staged && !core->parked)
 		pto_core_kick(s, core, NULL);
 	if (adopt) {
 		/* A pre-staged core released by our completion: run it here. */
@@ -916,6 +965,7 @@ void pto_sched_cancel_ctx(struct pto_file *ctx)
 	list_for_each_entry(task, &ctx->live, ctx_link) {
 		atomic_set(&task->cancel, 1);
 		wake_up_all(&task->xwait);
+		pto_barrier_release_task(s, task, DRM_PTO_NPU_STATUS_CANCELLED);
 		pto_doorbell(s, task, NULL);
 		if (task->state == PTO_TASK_READY) {
 			list_del_init(&task->ready_link);
@@ -1016,6 +1066,11 @@ int pto_sched_init(struct pto_device *pdev)
 		INIT_LIST_HEAD(&s->ready[ti]);
 	INIT_LIST_HEAD(&s->kickq);
 	s->budget = max(1U, num_online_cpus());
+	s->pdev = pdev;
+	INIT_LIST_HEAD(&s->parked_tasks);
+	spin_lock_init(&s->soft_lock);
+	INIT_LIST_HEAD(&s->soft_waiters);
+	INIT_DELAYED_WORK(&s->watchdog, pto_barrier_watchdog);
 	s->ncores[0] = t->clusters * PTO_AIV_PER_CLUSTER;
 	s->ncores[1] = t->clusters;
 
@@ -1049,8 +1104,10 @@ int pto_sched_init(struct pto_device *pdev)
 			core->sub_block = ti ? 0 : i % PTO_AIV_PER_CLUSTER;
 			init_waitqueue_head(&core->doorbell);
 			INIT_LIST_HEAD(&core->kick_link);
+			INIT_LIST_HEAD(&core->park_link);
 			core->local = vzalloc(s->local_size[ti]);
-			if (!core->local)
+			core->exec = pto_exec_state_alloc();
+			if (!core->local || !core->exec)
 				goto err;
 			core->thread = kthread_run(pto_core_thread, core,
 						   "pto%u_%s%u", pdev->index,
@@ -1075,11 +1132,13 @@ void pto_sched_fini(struct pto_device *pdev)
 
 	if (!s)
 		return;
+	cancel_delayed_work_sync(&s->watchdog);
 	for (ti = 0; ti < 2; ti++) {
 		for (i = 0; s->cores[ti] && i < s->ncores[ti]; i++) {
 			if (s->cores[ti][i].thread)
 				kthread_stop(s->cores[ti][i].thread);
 			vfree(s->cores[ti][i].local);
+			kfree(s->cores[ti][i].exec);
 		}
 		kfree(s->cores[ti]);
 		bitmap_free(s->idle[ti]);

@@ -43,6 +43,9 @@
 #define PTO_LOCAL_BUFS 6	/* indexed by enum pto_local_buf */
 #define PTO_TILE_ALIGN 64
 
+/* pto_barrier_*(): the unit parked; its core's thread is free. */
+#define PTO_STATUS_PARKED S32_MIN
+
 struct pto_file;
 struct pto_queue;
 
@@ -96,7 +99,7 @@ struct pto_ring_use {
  * @push: tile shape of every PUSH (cross-core ring), if any
  * @pop: tile shape of every POP, if any
  * @hard_sync: enum pto_sync_type of its HARD syncalls, 0 if none
- * @waits: it has PUSH, POP or SYNCALL: a unit of it may wait for others
+ * @waits: it has PUSH or POP: a unit of it may sleep waiting for others
  */
 struct pto_kernel {
 	struct kref ref;
@@ -289,6 +292,9 @@ enum pto_task_state {
  * @fail_rec: allocated at intake, so remembering a failure never allocates
  *            under the scheduler lock; handed to pto_file.failed if it fails
  * @units: block records allocated, counted in the context's inflight_units
+ * @bar_waiters: cores whose unit is parked at the HARD barrier (xlock)
+ * @bar_progress: time of the last arrival at the HARD barrier (xlock)
+ * @park_link: in pto_sched.parked_tasks while it has HARD waiters (sched lock)
  */
 struct pto_task {
 	struct pto_file *ctx;
@@ -339,6 +345,9 @@ struct pto_task {
 	struct hlist_node hnode;
 	struct pto_failed *fail_rec;
 	u32 units;
+	struct list_head bar_waiters;
+	u64 bar_progress;
+	struct list_head park_link;
 };
 
 /**
@@ -363,6 +372,15 @@ struct pto_task {
  *          wake-up of the core's own thread (sched_lock)
  * @awake: the core's thread is counted in pto_sched.awake (sched_lock)
  * @kick_link: in pto_sched.kickq
+ * @exec: interpreter state of the unit in the running slot (struct pto_run)
+ * @parked: the unit waits at a barrier and no thread runs it (sched lock)
+ * @resume: the parked unit was released: run it on from @exec (sched lock)
+ * @park_st: how its barrier wait ended
+ * @park_link: in its task's bar_waiters (HARD) or pto_sched.soft_waiters
+ * @soft_counter: SOFT: the GM counter it waits on (soft_lock)
+ * @soft_target: SOFT: the count that ends its round
+ * @soft_seen: SOFT: the count last seen
+ * @soft_progress: SOFT: when the count last moved
  */
 struct pto_core {
 	struct pto_device *pdev;
@@ -384,6 +402,15 @@ struct pto_core {
 	bool queued;
 	bool awake;
 	struct list_head kick_link;
+	void *exec;
+	bool parked;
+	bool resume;
+	s32 park_st;
+	struct list_head park_link;
+	s32 *soft_counter;
+	s64 soft_target;
+	s64 soft_seen;
+	u64 soft_progress;
 };
 
 /**
@@ -406,6 +433,13 @@ struct pto_core {
  *         wait
  * @budget: threads worth keeping awake: the CPUs (more only add
  *          context switches)
+ * @pdev: the device
+ * @parked_tasks: tasks with units parked at their HARD barrier
+ * @soft_lock: protects @soft_waiters and the SOFT fields of their cores
+ * @soft_waiters: cores whose unit is parked at a SOFT barrier
+ * @watchdog: while units are parked: polls SOFT counters (GM may be
+ *            written by anyone) and ends waits without progress for
+ *            timeout_ms
  */
 struct pto_sched {
 	spinlock_t lock;	/* see the kernel-doc above */
@@ -420,6 +454,11 @@ struct pto_sched {
 	struct list_head kickq;
 	u32 awake;
 	u32 budget;
+	struct pto_device *pdev;
+	struct list_head parked_tasks;
+	spinlock_t soft_lock;	/* soft_waiters */
+	struct list_head soft_waiters;
+	struct delayed_work watchdog;
 };
 
 /**
@@ -482,8 +521,9 @@ struct pto_exec_result {
 
 bool pto_cmp_eval(u32 op, s64 a, s64 b);
 s64 pto_targ_read(const struct pto_targ *t, u64 row, u64 col);
-void pto_exec_block(struct pto_core *core, struct pto_task *task, u32 unit,
-		    struct pto_exec_result *res);
+bool pto_exec_block(struct pto_core *core, struct pto_task *task, u32 unit,
+		    struct pto_exec_result *res, bool resume);
+void *pto_exec_state_alloc(void);
 int pto_targ_resolve(const struct drm_pto_npu_tensor_arg *arg, u64 bo_size,
 		     struct pto_targ *t);
 
@@ -497,10 +537,13 @@ s32 pto_ring_op(struct pto_task *task, u32 block, bool aic, u32 part,
 void pto_ring_side_done(struct pto_task *task, u32 block, bool aic, u32 part);
 
 /* pto_barrier.c */
-s32 pto_barrier_hard(struct pto_task *task, u64 deadline);
-s32 pto_barrier_soft(struct pto_task *task, s32 *counter, s64 used,
-		     u64 deadline);
-void pto_barrier_exit(struct pto_task *task);
+s32 pto_barrier_hard(struct pto_task *task, struct pto_core *core);
+s32 pto_barrier_soft(struct pto_task *task, struct pto_core *core,
+		     s32 *counter, s64 used);
+void pto_barrier_exit(struct pto_sched *s, struct pto_task *task);
+void pto_barrier_release_task(struct pto_sched *s, struct pto_task *task,
+			      s32 st);
+void pto_barrier_watchdog(struct work_struct *work);
 
 /* pto_sched.c */
 int pto_sched_init(struct pto_device *pdev);
@@ -512,6 +555,8 @@ void pto_sched_forget_failed(struct pto_file *ctx);
 void pto_sched_sleep_begin(struct pto_device *pdev);
 void pto_sched_sleep_end(struct pto_device *pdev);
 void pto_sched_flush_kicks(struct pto_device *pdev);
+void pto_sched_unpark(struct pto_sched *s, struct pto_core *core, s32 st);
+void pto_sched_park_armed(struct pto_sched *s);
 void pto_task_put_resources(struct pto_task *task);
 void pto_tasks_free_list(struct list_head *list);
 
