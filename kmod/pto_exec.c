@@ -780,7 +780,8 @@ bool pto_exec_block(struct pto_core *core, struct pto_task *task, u32 unit,
 	else
 		r->sub_block = core->sub_block;
 	r->local = core->local;
-	r->flush_at = ktime_get_ns();
+	/* pto_core_run() read the clock as the unit started. */
+	r->flush_at = task->blocks[unit].ts[PTO_TS_START];
 	r->deadline = r->flush_at + (u64)pto_clamped_timeout_ms() * NSEC_PER_MSEC;
 	r->flush_at += PTO_LONG_UNIT_NS;
 	pto_run_program(r);

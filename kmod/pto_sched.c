@@ -222,9 +222,17 @@ static void pto_count_dispatch(struct pto_device *pdev, struct pto_task *task,
  * Put a unit in an idle core's running slot. A pre-staged unit waits there,
  * arguments resolved, until pto_doorbell() releases it.
  */
+/* One clock read per dispatch pass: its placements happen at one instant. */
+static u64 pto_pass_ns(u64 *now)
+{
+	if (!*now)
+		*now = ktime_get_ns();
+	return *now;
+}
+
 static void pto_core_start(struct pto_sched *s, struct pto_core *core,
 			   struct pto_task *task, u32 unit,
-			   struct pto_core *self, bool staged)
+			   struct pto_core *self, bool staged, u64 *now)
 {
 	u32 ti = core->type == PTO_CORE_AIC;
 
@@ -232,7 +240,7 @@ static void pto_core_start(struct pto_sched *s, struct pto_core *core,
 	pto_core_scrub(s, core, task);
 	core->run_task = task;
 	core->run_unit = unit;
-	task->blocks[unit].ts[PTO_TS_DISPATCH] = ktime_get_ns();
+	task->blocks[unit].ts[PTO_TS_DISPATCH] = pto_pass_ns(now);
 	task->blocks_out++;
 	pto_count_dispatch(core->pdev, task, unit);
 	if (staged) {
@@ -256,7 +264,7 @@ static void pto_core_start(struct pto_sched *s, struct pto_core *core,
 
 /* A mixed block takes a whole cluster: its AIC and both AIVs. */
 static void pto_place_mix(struct pto_sched *s, struct pto_task *task,
-			  struct pto_core *self, bool staged)
+			  struct pto_core *self, bool staged, u64 *now)
 {
 	u32 c = pto_idle_cluster(s), b = task->next_block++;
 	struct pto_core *aic = &s->cores[PTO_TASK_AIC][c];
@@ -267,10 +275,10 @@ static void pto_place_mix(struct pto_sched *s, struct pto_task *task,
 
 	set->mem[0] = (u8 *)aiv0->local + task->ring_base;
 	set->mem[1] = (u8 *)aiv1->local + task->ring_base;
-	pto_core_start(s, aic, task, unit, self, staged);
-	pto_core_start(s, aiv0, task, unit + 1, self, staged);
+	pto_core_start(s, aic, task, unit, self, staged, now);
+	pto_core_start(s, aiv0, task, unit + 1, self, staged, now);
 	if (task->split == DRM_PTO_NPU_SPLIT_UP_DOWN) {
-		pto_core_start(s, aiv1, task, unit + 2, self, staged);
+		pto_core_start(s, aiv1, task, unit + 2, self, staged, now);
 	} else {
 		__clear_bit(aiv1->index, s->idle[PTO_TASK_AIV]);
 		pto_core_scrub(s, aiv1, task);
@@ -290,6 +298,7 @@ static void pto_sched_dispatch(struct pto_sched *s, struct pto_core *self);
 static void pto_try_stage(struct pto_sched *s, struct pto_task *c)
 {
 	u32 ti = pto_task_type(c), i;
+	u64 now = 0;
 
 	if (c->state != PTO_TASK_WAITING || !c->fanin || c->dep_failed ||
 	    c->status != DRM_PTO_NPU_STATUS_OK || c->ctx->dead ||
@@ -308,14 +317,14 @@ static void pto_try_stage(struct pto_sched *s, struct pto_task *c)
 		if (ti == PTO_TASK_MIX) {
 			if (pto_idle_cluster(s) == s->ncores[PTO_TASK_AIC])
 				return;
-			pto_place_mix(s, c, NULL, true);
+			pto_place_mix(s, c, NULL, true, &now);
 			continue;
 		}
 		i = find_first_bit(s->idle[ti], s->ncores[ti]);
 		if (i == s->ncores[ti])
 			return;
 		pto_core_start(s, &s->cores[ti][i], c, c->next_block++, NULL,
-			       true);
+			       true, &now);
 	}
 }
 
@@ -327,6 +336,7 @@ static void pto_try_stage(struct pto_sched *s, struct pto_task *c)
 static void pto_doorbell(struct pto_sched *s, struct pto_task *task,
 			 struct pto_core **adopt)
 {
+	u64 now = 0;
 	u32 u;
 
 	/* Staged units are placed units: each record names its core. */
@@ -344,7 +354,7 @@ static void pto_doorbell(struct pto_sched *s, struct pto_task *task,
 		core->staged = false;
 		s->no_preload[core->type == PTO_CORE_AIC] = false;
 		task->staged_units--;
-		task->blocks[u].ts[PTO_TS_DISPATCH] = ktime_get_ns();
+		task->blocks[u].ts[PTO_TS_DISPATCH] = pto_pass_ns(&now);
 		pto_count(core->pdev, doorbells);
 		trace_pto_doorbell(core->pdev->index, task->ctx->uid, task->id,
 				   u, core->type, core->index, 0);
@@ -358,14 +368,14 @@ static void pto_doorbell(struct pto_sched *s, struct pto_task *task,
 }
 
 static void pto_place(struct pto_sched *s, struct pto_task *task,
-		      struct pto_core *self)
+		      struct pto_core *self, u64 *now)
 {
 	u32 ti = pto_task_type(task), n, i;
 	struct pto_core *core;
 	u32 block;
 
 	if (ti == PTO_TASK_MIX) {
-		pto_place_mix(s, task, self, false);
+		pto_place_mix(s, task, self, false, now);
 		goto placed;
 	}
 	n = s->ncores[ti];
@@ -380,7 +390,7 @@ static void pto_place(struct pto_sched *s, struct pto_task *task,
 		i = find_first_bit(s->idle[ti], n);
 	if (i < n) {
 		pto_core_start(s, &s->cores[ti][i], task, task->next_block++,
-			       self, false);
+			       self, false, now);
 	} else {
 		/*
 		 * Preload only cores that run something: not staged ones (their
@@ -399,7 +409,7 @@ static void pto_place(struct pto_sched *s, struct pto_task *task,
 		block = task->next_block++;
 		core->pend_task = task;
 		core->pend_unit = block;
-		task->blocks[block].ts[PTO_TS_DISPATCH] = ktime_get_ns();
+		task->blocks[block].ts[PTO_TS_DISPATCH] = pto_pass_ns(now);
 		task->blocks_out++;
 		pto_count_dispatch(core->pdev, task, block);
 		trace_pto_dispatch(core->pdev->index, task->ctx->uid, task->id,
@@ -461,6 +471,7 @@ static void pto_unplace_rest(struct pto_task *task)
 
 static void pto_sched_dispatch(struct pto_sched *s, struct pto_core *self)
 {
+	u64 now = 0;
 	u32 ti;
 
 	lockdep_assert_held(&s->lock);
@@ -477,7 +488,7 @@ static void pto_sched_dispatch(struct pto_sched *s, struct pto_core *self)
 			}
 			if (!pto_has_slot(s, task, self))
 				break;
-			pto_place(s, task, self);
+			pto_place(s, task, self, &now);
 		}
 	}
 }
