@@ -135,4 +135,7 @@ void pto_debugfs_init(struct pto_device *pdev)
 {
 	drm_debugfs_add_files(&pdev->drm, pto_debugfs_list,
 			      ARRAY_SIZE(pto_debugfs_list));
+	/* Fault injection: the next N units hang (Documentation/robustness.rst). */
+	debugfs_create_atomic_t("inject_hang", 0600, pdev->drm.debugfs_root,
+				&pdev->inject_hang);
 }

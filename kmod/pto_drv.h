@@ -86,6 +86,8 @@ struct pto_counters {
  * @bytes: live GM bytes of all contexts
  * @sched: the emulated AICPU scheduler and the virtual cores
  * @counters: event counters
+ * @inject_hang: fault injection (debugfs): units that stall when they
+ *	start, until cancelled or timed out
  */
 struct pto_device {
 	struct drm_device drm;
@@ -96,6 +98,7 @@ struct pto_device {
 	atomic64_t bytes;
 	struct pto_sched *sched;
 	struct pto_counters counters;
+	atomic_t inject_hang;
 };
 
 /**

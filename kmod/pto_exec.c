@@ -13,6 +13,7 @@
  */
 
 #include <linux/atomic.h>
+#include <linux/delay.h>
 #include <linux/ktime.h>
 #include <linux/overflow.h>
 #include <linux/sched.h>
@@ -691,6 +692,16 @@ static void pto_run_program(struct pto_run *r)
 	}
 }
 
+/*
+ * Fault injection (debugfs inject_hang): the unit makes no progress, as a
+ * core that hangs, until it is cancelled or its run time is up.
+ */
+static void pto_hang(struct pto_run *r)
+{
+	while (pto_check(r))
+		msleep(1);
+}
+
 /**
  * pto_exec_block - run one unit (a block's part on one core) of a task
  * @core: the core (its local memory holds the tiles)
@@ -718,5 +729,8 @@ void pto_exec_block(struct pto_core *core, struct pto_task *task, u32 unit,
 	r->local = core->local;
 	r->res = res;
 	r->deadline = ktime_get_ns() + (u64)pto_clamped_timeout_ms() * NSEC_PER_MSEC;
-	pto_run_program(r);
+	if (unlikely(atomic_dec_if_positive(&core->pdev->inject_hang) >= 0))
+		pto_hang(r);
+	else
+		pto_run_program(r);
 }
