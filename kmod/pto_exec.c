@@ -699,7 +699,7 @@ static void pto_run_program(struct pto_run *r)
 static void pto_hang(struct pto_run *r)
 {
 	while (pto_check(r))
-		msleep(1);
+		usleep_range(1000, 2000);
 }
 
 /**
