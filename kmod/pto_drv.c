@@ -221,6 +221,7 @@ static int pto_ioctl_query(struct drm_device *drm, void *data,
 static int pto_open(struct drm_device *drm, struct drm_file *file)
 {
 	struct pto_file *pfile;
+	u32 i;
 
 	pfile = kzalloc(sizeof(*pfile), GFP_KERNEL);
 	if (!pfile)
@@ -246,6 +247,10 @@ static int pto_open(struct drm_device *drm, struct drm_file *file)
 	pfile->next_id = 1;
 	atomic_set(&pfile->inflight, 0);
 	INIT_LIST_HEAD(&pfile->live);
+	for (i = 0; i < ARRAY_SIZE(pfile->ready); i++) {
+		INIT_LIST_HEAD(&pfile->ready[i]);
+		INIT_LIST_HEAD(&pfile->ready_link[i]);
+	}
 	init_waitqueue_head(&pfile->wq);
 	file->driver_priv = pfile;
 	return 0;

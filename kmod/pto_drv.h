@@ -118,6 +118,9 @@ struct pto_device {
  * @scratch: one SQ entry copied out of the ring (submit_lock)
  * @uid: unique id of the context, never reused
  * @nfailed: entries in @failed (sched lock)
+ * @ready: its ready tasks per queue type, in order (sched lock)
+ * @ready_link: in the scheduler's round robin of contexts with ready
+ *	tasks, per queue type (sched lock)
  */
 struct pto_file {
 	struct pto_device *pdev;
@@ -135,6 +138,8 @@ struct pto_file {
 	void *scratch;
 	u64 uid;
 	u32 nfailed;
+	struct list_head ready[3];
+	struct list_head ready_link[3];
 };
 
 /**

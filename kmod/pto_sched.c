@@ -37,6 +37,31 @@ static u32 pto_task_type(const struct pto_task *task)
 	return task->kern[0] ? PTO_TASK_AIV : PTO_TASK_AIC;
 }
 
+/*
+ * Ready queues: one per context and type, the contexts that have ready
+ * tasks served round robin, so a context with thousands of ready tasks
+ * delays another's next task by one placement, not by its whole backlog.
+ */
+static void pto_ready_add(struct pto_sched *s, struct pto_task *task)
+{
+	struct pto_file *ctx = task->ctx;
+	u32 ti = pto_task_type(task);
+
+	list_add_tail(&task->ready_link, &ctx->ready[ti]);
+	if (list_empty(&ctx->ready_link[ti]))
+		list_add_tail(&ctx->ready_link[ti], &s->ready[ti]);
+}
+
+static void pto_ready_del(struct pto_task *task)
+{
+	struct pto_file *ctx = task->ctx;
+	u32 ti = pto_task_type(task);
+
+	list_del_init(&task->ready_link);
+	if (list_empty(&ctx->ready[ti]))
+		list_del_init(&ctx->ready_link[ti]);
+}
+
 /* Ring a core's doorbell unless a thread is already looping over it. */
 static void pto_core_kick(struct pto_sched *s, struct pto_core *core,
 			  struct pto_core *self)
@@ -268,7 +293,7 @@ placed:
 	if (task->next_block == task->block_num) {
 		struct pto_edge *e;
 
-		list_del_init(&task->ready_link);
+		pto_ready_del(task);
 		task->state = PTO_TASK_PLACED;
 		/* Its consumers may now pre-stage. */
 		list_for_each_entry(e, &task->fanout, link)
@@ -305,7 +330,7 @@ static void pto_try_stage(struct pto_sched *s, struct pto_task *c);
 static void pto_unplace_rest(struct pto_task *task)
 {
 	if (task->state == PTO_TASK_READY) {
-		list_del_init(&task->ready_link);
+		pto_ready_del(task);
 		task->state = PTO_TASK_PLACED;
 	}
 }
@@ -318,7 +343,10 @@ static void pto_sched_dispatch(struct pto_sched *s, struct pto_core *self)
 	/* Whole clusters first, or single-core work would always split them. */
 	for (ti = PTO_TASK_MIX + 1; ti-- > 0;) {
 		while (!list_empty(&s->ready[ti])) {
-			struct pto_task *task = list_first_entry(&s->ready[ti],
+			struct pto_file *ctx = list_first_entry(&s->ready[ti],
+								struct pto_file,
+								ready_link[ti]);
+			struct pto_task *task = list_first_entry(&ctx->ready[ti],
 								 struct pto_task,
 								 ready_link);
 
@@ -329,6 +357,9 @@ static void pto_sched_dispatch(struct pto_sched *s, struct pto_core *self)
 			if (!pto_has_slot(s, task))
 				break;
 			pto_place(s, task, self);
+			/* The next placement goes to the next context. */
+			if (!list_empty(&ctx->ready_link[ti]))
+				list_move_tail(&ctx->ready_link[ti], &s->ready[ti]);
 		}
 	}
 }
@@ -372,7 +403,7 @@ static void pto_make_ready(struct pto_sched *s, struct pto_task *task,
 		return;
 	}
 	task->state = PTO_TASK_READY;
-	list_add_tail(&task->ready_link, &s->ready[pto_task_type(task)]);
+	pto_ready_add(s, task);
 }
 
 static void pto_count_retire(struct pto_device *pdev, struct pto_task *task)
@@ -664,7 +695,7 @@ void pto_sched_cancel_ctx(struct pto_file *ctx)
 		wake_up_all(&task->xwait);
 		pto_doorbell(s, task, NULL);
 		if (task->state == PTO_TASK_READY) {
-			list_del_init(&task->ready_link);
+			pto_ready_del(task);
 			task->state = PTO_TASK_PLACED;
 			if (!task->blocks_out)
 				list_add_tail(&task->held_link, &stop);
