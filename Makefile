@@ -7,6 +7,8 @@
 #                   without debug options, runs tools/bench/pto-bench, writes
 #                   build/bench/report.json and build/bench/ratios.png
 #   make vm-test T="NAME..."  only those kselftests in the test VM
+#   make soak       the soak kselftest for 10 minutes in the test VM
+#                   (SOAK_SECONDS=, SOAK_SEED=, SOAK_PROCS=)
 #   make vm-shell   an interactive VM with the module and tools
 #   make install    installs libpto, headers, ptoctl (PREFIX=/usr/local)
 
@@ -56,7 +58,7 @@ SELFTEST_BINS := $(patsubst selftests/pto_npu/%.c,$(BUILD)/selftests/%,$(wildcar
 
 RPATH := -Wl,-rpath,'$$ORIGIN/../lib'
 
-.PHONY: all module module-test lint user selftests deps kernel check demo bench bench-module vm-test vm-shell unit clean install
+.PHONY: all module module-test lint user selftests deps kernel check demo bench bench-module vm-test vm-shell unit clean install soak
 all: module user
 
 deps:
@@ -186,6 +188,13 @@ vm-test: deps kernel
 	@$(MAKE) -s user selftests
 	@$(VMDIR)/vm.sh --mode check --only "$(T)" $(if $(VMENV),--env "$(VMENV)") --build $(BUILD) --config $(TEST_KCONFIG) --log $(BUILD)/vm/vm-test.log
 	@python3 $(VMDIR)/parse-results.py --expect-kselftests "$(T)" $(BUILD)/vm/vm-test.log
+
+# Several processes of random graphs of every technique, results checked.
+SOAK_SECONDS ?= 600
+SOAK_SEED ?= 1
+SOAK_PROCS ?= 3
+soak:
+	@$(MAKE) -s vm-test T="soak" VMENV="PTO_SOAK_SECONDS=$(SOAK_SECONDS) PTO_SOAK_SEED=$(SOAK_SEED) PTO_SOAK_PROCS=$(SOAK_PROCS)"
 
 vm-shell: deps kernel
 	@$(MAKE) -s module-test

@@ -1257,7 +1257,7 @@ static void killed_child(int to_parent)
 	if (!ret)
 		ret = pto_queue_create(dev, 8192, 0, &q1);
 	if (!ret)
-		ret = pto_queue_create(dev, 4096, 32, &q2);
+		ret = pto_queue_create(dev, 4096, 0, &q2);
 	if (!ret)
 		ret = pto_test_tensor2d(dev, PTO_DTYPE_I64, 1, 16, &out);
 	if (!ret)
