@@ -32,7 +32,9 @@
 #define FAIR_SLACK_MS 3000
 
 /* The hang test's device timeout. */
-#define HANG_TIMEOUT_MS 300
+#define HANG_TIMEOUT_MS 1000
+/* A's queue: deep enough that a FIFO scheduler would starve B for minutes. */
+#define A_SQ 4096
 
 #define RUN_TIMEOUT_NS PTO_TEST_SEC(120)
 
@@ -180,49 +182,70 @@ static int b_median(struct bside *b, int64_t *median, char *why, size_t len)
 }
 
 /*
- * Process A: a queue as deep as the device allows, kept full. @hang: each
- * block loops until the device timeout; else each block spins @spin x
- * 1000 iterations. Every task has @blocks blocks. Says 'R' once the
- * first doorbell took a full queue, then resubmits for ever.
+ * Process A: a queue of A_SQ slots kept full. Without @hang, SPMD tasks of
+ * @blocks blocks spinning @spin x 1000 iterations. With @hang, mixed
+ * tasks of @blocks blocks whose AIV pops a second tile the AIC never
+ * pushes: each block holds a whole cluster, sleeping in the ring wait,
+ * until the device timeout. Says 'R' once the first doorbell took half
+ * the queue, then resubmits for ever.
  */
 static void flooder(int to_parent, bool hang, uint32_t blocks, int64_t spin)
 {
-	struct drm_pto_npu_limits lim;
+	struct pto_tensor *x = NULL, *args[1];
+	struct pto_kernel *k = NULL, *kc = NULL;
 	struct pto_device *dev;
 	struct pto_queue *q;
-	struct pto_kernel *k;
 	struct pto_cqe cqes[256];
 	struct pto_kb *kb;
 	char err[256], msg = 'E';
-	uint32_t sq;
 	bool told = false;
+	int t;
 
-	if (pto_test_dev_open(&dev) || pto_test_limits(pto_device_fd(dev), &lim))
+	if (pto_test_dev_open(&dev) || pto_queue_create(dev, A_SQ, 0, &q) ||
+	    pto_test_tensor2d(dev, PTO_DTYPE_I32, 16, 16, &x))
 		goto fail;
-	/* One slot per task: the in-flight cap, or the largest SQ below it. */
-	for (sq = lim.max_sq_slots; sq > lim.max_inflight_tasks; sq >>= 1)
-		;
-	if (pto_queue_create(dev, sq, 0, &q) || pto_kb_new(dev, PTO_CORE_AIV, &kb))
+	args[0] = x;
+	if (pto_kb_new(dev, PTO_CORE_AIV, &kb))
 		goto fail;
-	pto_kb_ldi(kb, 0, 0);
-	pto_kb_loopi(kb, 1, hang ? 1000000 : spin);
-	pto_kb_loopi(kb, 2, hang ? 1000000 : 1000);
-	pto_kb_alui(kb, PTO_ALU_ADD, 0, 0, 1);
-	pto_kb_endloop(kb);
-	pto_kb_endloop(kb);
+	if (hang) {
+		t = pto_kb_tile(kb, PTO_DTYPE_I32, PTO_BUF_UB, 16, 16);
+		pto_kb_loopi(kb, 1, 2);
+		pto_kb_pop(kb, t);
+		pto_kb_endloop(kb);
+	} else {
+		pto_kb_ldi(kb, 0, 0);
+		pto_kb_loopi(kb, 1, spin);
+		pto_kb_loopi(kb, 2, 1000);
+		pto_kb_alui(kb, PTO_ALU_ADD, 0, 0, 1);
+		pto_kb_endloop(kb);
+		pto_kb_endloop(kb);
+	}
 	pto_kb_end(kb);
 	k = pto_test_kb_finish(kb, err, sizeof(err));
 	if (!k)
 		goto fail;
+	if (hang) {
+		if (pto_kb_new(dev, PTO_CORE_AIC, &kb))
+			goto fail;
+		t = pto_kb_tile(kb, PTO_DTYPE_I32, PTO_BUF_L1, 16, 16);
+		pto_kb_ldi(kb, 0, 0);
+		pto_kb_tload(kb, t, 0, 0, 0);
+		pto_kb_push(kb, t);
+		pto_kb_end(kb);
+		kc = pto_test_kb_finish(kb, err, sizeof(err));
+		if (!kc)
+			goto fail;
+	}
 	for (;;) {
-		uint32_t consumed = 0, pushed = 0;
+		uint32_t consumed = 0;
 
 		while (!pto_queue_push_task(q, &(struct pto_task_desc){
-			.kernel_aiv = k, .block_num = blocks }))
-			pushed++;
+			.kernel_aiv = k, .kernel_aic = kc, .block_num = blocks,
+			.tensors = args, .num_tensors = hang }))
+			;
 		if (pto_queue_doorbell(q, 0, 0, &consumed, NULL))
 			goto fail;
-		if (!told && consumed >= sq / 2) {
+		if (!told && consumed >= A_SQ / 2) {
 			msg = 'R';
 			if (write(to_parent, &msg, 1) != 1)
 				_exit(2);
@@ -233,7 +256,6 @@ static void flooder(int to_parent, bool hang, uint32_t blocks, int64_t spin)
 		pto_queue_wait(q, pto_time_ns() + PTO_TEST_MSEC(50));
 		while (pto_queue_reap(q, cqes, 256) > 0)
 			;
-		(void)pushed;
 	}
 fail:
 	if (!told && write(to_parent, &msg, 1) != 1)
@@ -282,12 +304,15 @@ static void measure(struct __test_metadata *_metadata, FIXTURE_DATA(fair) *self,
 	ASSERT_EQ(0, b_run(&b, &alone, why, sizeof(why))) TH_LOG("%s", why);
 	ASSERT_EQ(0, b_median(&b, &alone, why, sizeof(why))) TH_LOG("alone: %s", why);
 
+	if (hang)
+		ASSERT_EQ(0, pto_test_param_write("timeout_ms", HANG_TIMEOUT_MS));
 	start_flooder(_metadata, self, hang, blocks, spin);
 	/* A's backlog is in: every core busy, the ready queue deep. */
 	usleep(500 * 1000);
 	ASSERT_EQ(0, b_median(&b, &loaded, why, sizeof(why))) TH_LOG("loaded: %s", why);
 	ASSERT_EQ(0, pto_test_query(mon, DRM_PTO_NPU_QUERY_COUNTERS, &c, sizeof(c)));
 	stop_flooder(self);
+	ASSERT_EQ(0, pto_test_param_write("timeout_ms", self->old_timeout));
 
 	bound = FAIR_FACTOR * alone + PTO_TEST_MSEC(FAIR_SLACK_MS + extra_ms);
 	TH_LOG("%s: B alone %lld ms, under A %lld ms, ratio %.1f (bound %lld ms); device timeouts so far %llu",
@@ -304,19 +329,18 @@ static void measure(struct __test_metadata *_metadata, FIXTURE_DATA(fair) *self,
 
 TEST_F_TIMEOUT(fair, flooding_process_does_not_starve_another, 600)
 {
-	/* 4-block tasks of 20,000 iterations, the in-flight cap deep. */
+	/* 4-block tasks of 20,000 iterations, A_SQ deep. */
 	measure(_metadata, self, "flood", false, 4, 20, 0);
 }
 
 TEST_F_TIMEOUT(fair, hanging_process_does_not_starve_another, 600)
 {
-	ASSERT_EQ(0, pto_test_param_write("timeout_ms", HANG_TIMEOUT_MS));
 	/*
-	 * Every task of A holds all its cores until the timeout: B may wait
-	 * for a core to free at each level of its graph.
+	 * Every task of A holds 4 clusters until the timeout: B may wait for
+	 * a core to free at each level of its graph.
 	 */
-	measure(_metadata, self, "hang", true, 8,
-		0, (int64_t)(B_LEVELS + 2) * 2 * HANG_TIMEOUT_MS);
+	measure(_metadata, self, "hang", true, 4, 0,
+		(int64_t)(B_LEVELS + 2) * 2 * HANG_TIMEOUT_MS);
 }
 
 /* ------------------------------------------------------------------ names */
