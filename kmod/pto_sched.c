@@ -763,6 +763,8 @@ void pto_tasks_free_list(struct list_head *list)
 	list_for_each_entry_safe(task, tmp, list, held_link) {
 		list_del(&task->held_link);
 		pto_task_free(task);
+		/* A closing context may free thousands at once. */
+		cond_resched();
 	}
 }
 

@@ -34,7 +34,7 @@
 /* The hang test's device timeout. */
 #define HANG_TIMEOUT_MS 1000
 /* A's queue: deep enough that a FIFO scheduler would starve B for minutes. */
-#define A_SQ 4096
+#define A_SQ 2048
 
 #define RUN_TIMEOUT_NS PTO_TEST_SEC(120)
 
@@ -186,8 +186,8 @@ static int b_median(struct bside *b, int64_t *median, char *why, size_t len)
  * @blocks blocks spinning @spin x 1000 iterations. With @hang, mixed
  * tasks of @blocks blocks whose AIV pops a second tile the AIC never
  * pushes: each block holds a whole cluster, sleeping in the ring wait,
- * until the device timeout. Says 'R' once the first doorbell took half
- * the queue, then resubmits for ever.
+ * until the device timeout. Says 'R' after the first doorbell, then
+ * resubmits for ever.
  */
 static void flooder(int to_parent, bool hang, uint32_t blocks, int64_t spin)
 {
@@ -245,7 +245,7 @@ static void flooder(int to_parent, bool hang, uint32_t blocks, int64_t spin)
 			;
 		if (pto_queue_doorbell(q, 0, 0, &consumed, NULL))
 			goto fail;
-		if (!told && consumed >= A_SQ / 2) {
+		if (!told) {
 			msg = 'R';
 			if (write(to_parent, &msg, 1) != 1)
 				_exit(2);
@@ -276,7 +276,7 @@ static void start_flooder(struct __test_metadata *_metadata,
 		close(self->to_parent[0]);
 		flooder(self->to_parent[1], hang, blocks, spin);
 	}
-	ASSERT_EQ(1, poll(&pfd, 1, 120000)) TH_LOG("flooder silent");
+	ASSERT_EQ(1, poll(&pfd, 1, 300000)) TH_LOG("flooder silent");
 	ASSERT_EQ(1, read(self->to_parent[0], &msg, 1));
 	ASSERT_EQ('R', msg) TH_LOG("flooder setup failed");
 }
@@ -308,7 +308,7 @@ static void measure(struct __test_metadata *_metadata, FIXTURE_DATA(fair) *self,
 		ASSERT_EQ(0, pto_test_param_write("timeout_ms", HANG_TIMEOUT_MS));
 	start_flooder(_metadata, self, hang, blocks, spin);
 	/* A's backlog is in: every core busy, the ready queue deep. */
-	usleep(500 * 1000);
+	usleep(2000 * 1000);
 	ASSERT_EQ(0, b_median(&b, &loaded, why, sizeof(why))) TH_LOG("loaded: %s", why);
 	ASSERT_EQ(0, pto_test_query(mon, DRM_PTO_NPU_QUERY_COUNTERS, &c, sizeof(c)));
 	stop_flooder(self);
