@@ -8,6 +8,8 @@
 #                   build/bench/report.json and build/bench/ratios.png
 #   make vm-test T="NAME..."  only those kselftests in the test VM
 #   make fuzz       the fuzz kselftest, long (FUZZ_ITERS, FUZZ_SEED), in the test VM
+#   make soak       the soak kselftest for 10 minutes in the test VM
+#                   (SOAK_SECONDS=, SOAK_SEED=, SOAK_PROCS=)
 #   make vm-shell   an interactive VM with the module and tools
 #   make install    installs libpto, headers, ptoctl (PREFIX=/usr/local)
 
@@ -57,7 +59,7 @@ SELFTEST_BINS := $(patsubst selftests/pto_npu/%.c,$(BUILD)/selftests/%,$(wildcar
 
 RPATH := -Wl,-rpath,'$$ORIGIN/../lib'
 
-.PHONY: all module module-test lint user selftests deps kernel check demo bench bench-perf bench-module vm-test fuzz vm-shell unit clean install
+.PHONY: all module module-test lint user selftests deps kernel check demo bench bench-perf bench-module vm-test fuzz vm-shell unit clean install soak
 all: module user
 
 deps:
@@ -205,6 +207,13 @@ FUZZ_SEED ?= $(shell date +%s)
 fuzz:
 	@echo "fuzz: PTO_FUZZ_SEED=$(FUZZ_SEED) PTO_FUZZ_ITERS=$(FUZZ_ITERS)"
 	@$(MAKE) -s vm-test T="fuzz" VMENV="PTO_FUZZ_ITERS=$(FUZZ_ITERS) PTO_FUZZ_SEED=$(FUZZ_SEED)"
+
+# Several processes of random graphs of every technique, results checked.
+SOAK_SECONDS ?= 600
+SOAK_SEED ?= 1
+SOAK_PROCS ?= 3
+soak:
+	@$(MAKE) -s vm-test T="soak" VMENV="PTO_SOAK_SECONDS=$(SOAK_SECONDS) PTO_SOAK_SEED=$(SOAK_SEED) PTO_SOAK_PROCS=$(SOAK_PROCS)"
 
 vm-shell: deps kernel
 	@$(MAKE) -s module-test

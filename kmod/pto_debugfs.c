@@ -69,10 +69,15 @@ static int pto_debugfs_cores(struct seq_file *m, void *data)
 			seq_putc(m, '\n');
 		}
 	}
-	for (ti = 0; ti <= PTO_TASK_MIX; ti++)
+	for (ti = 0; ti <= PTO_TASK_MIX; ti++) {
+		struct pto_file *ctx;
+		size_t n = 0;
+
+		list_for_each_entry(ctx, &s->ready[ti], ready_link[ti])
+			n += list_count_nodes(&ctx->ready[ti]);
 		seq_printf(m, "ready[%s]: %zu\n",
-			   ti == PTO_TASK_MIX ? "MIX" : ti ? "AIC" : "AIV",
-			   list_count_nodes(&s->ready[ti]));
+			   ti == PTO_TASK_MIX ? "MIX" : ti ? "AIC" : "AIV", n);
+	}
 	spin_unlock(&s->lock);
 	return 0;
 }
@@ -135,4 +140,7 @@ void pto_debugfs_init(struct pto_device *pdev)
 {
 	drm_debugfs_add_files(&pdev->drm, pto_debugfs_list,
 			      ARRAY_SIZE(pto_debugfs_list));
+	/* Fault injection: the next N units hang (Documentation/robustness.rst). */
+	debugfs_create_atomic_t("inject_hang", 0600, pdev->drm.debugfs_root,
+				&pdev->inject_hang);
 }

@@ -221,6 +221,7 @@ static int pto_ioctl_query(struct drm_device *drm, void *data,
 static int pto_open(struct drm_device *drm, struct drm_file *file)
 {
 	struct pto_file *pfile;
+	u32 i;
 
 	pfile = kvzalloc(sizeof(*pfile), GFP_KERNEL);
 	if (!pfile)
@@ -248,6 +249,10 @@ static int pto_open(struct drm_device *drm, struct drm_file *file)
 	atomic_set(&pfile->inflight, 0);
 	atomic_set(&pfile->inflight_units, 0);
 	INIT_LIST_HEAD(&pfile->live);
+	for (i = 0; i < ARRAY_SIZE(pfile->ready); i++) {
+		INIT_LIST_HEAD(&pfile->ready[i]);
+		INIT_LIST_HEAD(&pfile->ready_link[i]);
+	}
 	init_waitqueue_head(&pfile->wq);
 	file->driver_priv = pfile;
 	return 0;

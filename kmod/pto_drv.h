@@ -87,6 +87,8 @@ struct pto_counters {
  * @bytes: live GM bytes of all contexts
  * @sched: the emulated AICPU scheduler and the virtual cores
  * @counters: event counters
+ * @inject_hang: fault injection (debugfs): units that stall when they
+ *	start, until cancelled or timed out
  */
 struct pto_device {
 	struct drm_device drm;
@@ -97,6 +99,7 @@ struct pto_device {
 	atomic64_t bytes;
 	struct pto_sched *sched;
 	struct pto_counters counters;
+	atomic_t inject_hang;
 };
 
 /* Buckets of a context's task and failed-task hashes (2^bits). */
@@ -138,6 +141,9 @@ struct pto_failed {
  * @scratch: one SQ entry copied out of the ring (submit_lock)
  * @uid: unique id of the context, never reused
  * @nfailed: records in @failed (sched lock)
+ * @ready: its ready tasks per queue type, in order (sched lock)
+ * @ready_link: in the scheduler's round robin of contexts with ready
+ *	tasks, per queue type (sched lock)
  */
 struct pto_file {
 	struct pto_device *pdev;
@@ -157,6 +163,8 @@ struct pto_file {
 	void *scratch;
 	u64 uid;
 	u32 nfailed;
+	struct list_head ready[3];
+	struct list_head ready_link[3];
 };
 
 /**

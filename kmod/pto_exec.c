@@ -13,6 +13,7 @@
  */
 
 #include <linux/atomic.h>
+#include <linux/delay.h>
 #include <linux/ktime.h>
 #include <linux/overflow.h>
 #include <linux/sched.h>
@@ -739,6 +740,16 @@ static void pto_run_program(struct pto_run *r)
 	}
 }
 
+/*
+ * Fault injection (debugfs inject_hang): the unit makes no progress, as a
+ * core that hangs, until it is cancelled or its run time is up.
+ */
+static void pto_hang(struct pto_run *r)
+{
+	while (pto_check(r))
+		usleep_range(1000, 2000);
+}
+
 /**
  * pto_exec_block - run one unit (a block's part on one core) of a task
  * @core: the core (its local memory holds the tiles, its pto_run the state)
@@ -784,7 +795,10 @@ bool pto_exec_block(struct pto_core *core, struct pto_task *task, u32 unit,
 	r->flush_at = task->blocks[unit].ts[PTO_TS_START];
 	r->deadline = r->flush_at + (u64)pto_clamped_timeout_ms() * NSEC_PER_MSEC;
 	r->flush_at += PTO_LONG_UNIT_NS;
-	pto_run_program(r);
+	if (unlikely(atomic_dec_if_positive(&core->pdev->inject_hang) >= 0))
+		pto_hang(r);
+	else
+		pto_run_program(r);
 	return r->parked;
 }
 

@@ -21,6 +21,7 @@
 #include <linux/log2.h>
 #include <linux/overflow.h>
 #include <linux/poll.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 
 #include <drm/drm_file.h>
@@ -744,6 +745,8 @@ int pto_ioctl_queue_submit(struct drm_device *drm, void *data,
 		}
 		head += n;
 		taken++;
+		/* A doorbell may take thousands of entries: let others run. */
+		cond_resched();
 	}
 	q->sq_head = head;
 out_publish:

@@ -39,6 +39,31 @@ static u32 pto_task_type(const struct pto_task *task)
 }
 
 /*
+ * Ready queues: one per context and type, the contexts that have ready
+ * tasks served round robin, so a context with thousands of ready tasks
+ * delays another's next task by one placement, not by its whole backlog.
+ */
+static void pto_ready_add(struct pto_sched *s, struct pto_task *task)
+{
+	struct pto_file *ctx = task->ctx;
+	u32 ti = pto_task_type(task);
+
+	list_add_tail(&task->ready_link, &ctx->ready[ti]);
+	if (list_empty(&ctx->ready_link[ti]))
+		list_add_tail(&ctx->ready_link[ti], &s->ready[ti]);
+}
+
+static void pto_ready_del(struct pto_task *task)
+{
+	struct pto_file *ctx = task->ctx;
+	u32 ti = pto_task_type(task);
+
+	list_del_init(&task->ready_link);
+	if (list_empty(&ctx->ready[ti]))
+		list_del_init(&ctx->ready_link[ti]);
+}
+
+/*
  * A unit any worker thread may run: it never sleeps waiting for another
  * unit (no ring; barrier waits park and free the thread), so running it
  * on a thread that is not its core's own cannot deadlock. A unit that
@@ -419,7 +444,7 @@ placed:
 	if (task->next_block == task->block_num) {
 		struct pto_edge *e;
 
-		list_del_init(&task->ready_link);
+		pto_ready_del(task);
 		task->state = PTO_TASK_PLACED;
 		/* Its consumers may now pre-stage. */
 		list_for_each_entry(e, &task->fanout, link)
@@ -464,7 +489,7 @@ static void pto_try_stage(struct pto_sched *s, struct pto_task *c);
 static void pto_unplace_rest(struct pto_task *task)
 {
 	if (task->state == PTO_TASK_READY) {
-		list_del_init(&task->ready_link);
+		pto_ready_del(task);
 		task->state = PTO_TASK_PLACED;
 	}
 }
@@ -478,7 +503,10 @@ static void pto_sched_dispatch(struct pto_sched *s, struct pto_core *self)
 	/* Whole clusters first, or single-core work would always split them. */
 	for (ti = PTO_TASK_MIX + 1; ti-- > 0;) {
 		while (!list_empty(&s->ready[ti])) {
-			struct pto_task *task = list_first_entry(&s->ready[ti],
+			struct pto_file *ctx = list_first_entry(&s->ready[ti],
+								struct pto_file,
+								ready_link[ti]);
+			struct pto_task *task = list_first_entry(&ctx->ready[ti],
 								 struct pto_task,
 								 ready_link);
 
@@ -489,6 +517,9 @@ static void pto_sched_dispatch(struct pto_sched *s, struct pto_core *self)
 			if (!pto_has_slot(s, task, self))
 				break;
 			pto_place(s, task, self, &now);
+			/* The next placement goes to the next context. */
+			if (!list_empty(&ctx->ready_link[ti]))
+				list_move_tail(&ctx->ready_link[ti], &s->ready[ti]);
 		}
 	}
 }
@@ -532,7 +563,7 @@ static void pto_make_ready(struct pto_sched *s, struct pto_task *task,
 		return;
 	}
 	task->state = PTO_TASK_READY;
-	list_add_tail(&task->ready_link, &s->ready[pto_task_type(task)]);
+	pto_ready_add(s, task);
 }
 
 static void pto_count_retire(struct pto_device *pdev, struct pto_task *task)
@@ -979,7 +1010,7 @@ void pto_sched_cancel_ctx(struct pto_file *ctx)
 		pto_barrier_release_task(s, task, DRM_PTO_NPU_STATUS_CANCELLED);
 		pto_doorbell(s, task, NULL);
 		if (task->state == PTO_TASK_READY) {
-			list_del_init(&task->ready_link);
+			pto_ready_del(task);
 			task->state = PTO_TASK_PLACED;
 			if (!task->blocks_out)
 				list_add_tail(&task->held_link, &stop);
@@ -1059,6 +1090,8 @@ void pto_tasks_free_list(struct list_head *list)
 	list_for_each_entry_safe(task, tmp, list, held_link) {
 		list_del(&task->held_link);
 		kvfree(task);
+		/* A closing context may free thousands at once. */
+		cond_resched();
 	}
 }
 

@@ -416,7 +416,9 @@ struct pto_core {
 /**
  * struct pto_sched - the emulated AICPU scheduler of one device
  * @lock: protects everything below, task scheduling fields and cores' slots
- * @ready: ready queues, [0] AIV, [1] AIC, [2] MIX (whole clusters)
+ * @ready: contexts with ready tasks, served round robin, [0] AIV, [1] AIC,
+ *	[2] MIX (whole clusters); each context's own tasks in order
+ *	(&pto_file.ready)
  * @cores: [0] AIV cores, [1] AIC cores
  * @ncores: core count per type
  * @idle: bitmap of cores with an empty running slot, per type

@@ -92,6 +92,19 @@ vm_tests() {
 	suite_end module $fails
 }
 
+# After the suites, every user gone (killed ones too): the module unloads.
+unload() {
+	suite vm unload
+	echo "1..1"
+	if rmmod pto_npu && [ ! -e /dev/accel/accel0 ]; then
+		echo "ok 1 rmmod after the suites"
+	else
+		lsmod
+		echo "not ok 1 rmmod after the suites"
+	fi
+	suite_end unload 0
+}
+
 # make vm-test T="a b": only those kselftests, then the kmemleak scan.
 if [ "$mode" = check ] && [ -n "$only" ]; then
 	insmod $MOD/pto_npu.ko
@@ -100,7 +113,7 @@ if [ "$mode" = check ] && [ -n "$only" ]; then
 		(cd /tmp && "/pto/selftests/$name" 2>&1)
 		suite_end "$name" $?
 	done
-	rmmod pto_npu
+	unload
 	mode=leakscan
 fi
 
@@ -160,7 +173,7 @@ check)
 		echo "not ok 1 every example checks its result"
 	fi
 	suite_end examples 0
-	rmmod pto_npu
+	unload
 	leak_scan
 	finish
 	;;

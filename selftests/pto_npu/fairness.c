@@ -1,0 +1,525 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Two processes on one device. Process A floods its queue (the in-flight
+ * cap, resubmitting as fast as tasks retire) or fills every core with
+ * tasks that hang until the device timeout; process B runs an ordinary
+ * graph. B's completion time under A's load must stay within a bound of
+ * its time alone (the ratio is printed as a TAP comment). And neither
+ * process can name the other's queues, kernels or syncobjs (buffers:
+ * isolation.c).
+ *
+ * Copyright (C) 2026 pto-npu authors
+ */
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define PTO_TEST_LIBPTO
+#include "pto_test.h"
+
+/* B's graph: LEVELS levels of WIDTH tasks, each on one of the level before. */
+#define B_LEVELS 3
+#define B_WIDTH 8
+#define B_RUNS 3
+
+/* Unfairness allowed: B under load <= FACTOR x alone + SLACK (+ timeouts). */
+#define FAIR_FACTOR 10
+#define FAIR_SLACK_MS 3000
+
+/* The hang test's device timeout. */
+#define HANG_TIMEOUT_MS 1000
+/* A's queue: deep enough that a FIFO scheduler would starve B for minutes. */
+#define A_SQ 2048
+
+#define RUN_TIMEOUT_NS PTO_TEST_SEC(120)
+
+FIXTURE(fair)
+{
+	long old_timeout;
+	pid_t flooder;
+	int to_parent[2];
+};
+
+FIXTURE_SETUP(fair)
+{
+	self->flooder = 0;
+	self->old_timeout = pto_test_param_read("timeout_ms");
+	ASSERT_LT(0, self->old_timeout);
+	ASSERT_EQ(0, pipe(self->to_parent));
+}
+
+/* In the parent: the flooder goes, the timeout comes back, even on failure. */
+FIXTURE_TEARDOWN_PARENT(fair)
+{
+	if (self->flooder > 0) {
+		kill(self->flooder, SIGKILL);
+		waitpid(self->flooder, NULL, 0);
+	}
+	if (self->old_timeout > 0)
+		pto_test_param_write("timeout_ms", self->old_timeout);
+}
+
+/* out[0, arg0] = arg1 after arg2 x 1000 iterations. */
+static struct pto_kernel *mark_kernel(struct pto_device *dev)
+{
+	struct pto_kb *kb;
+	char err[256];
+
+	if (pto_kb_new(dev, PTO_CORE_AIV, &kb))
+		return NULL;
+	pto_kb_arg(kb, 0, 0);
+	pto_kb_arg(kb, 1, 1);
+	pto_kb_arg(kb, 3, 2);
+	pto_kb_ldi(kb, 2, 0);
+	pto_kb_ldi(kb, 6, 1000);
+	pto_kb_loop(kb, 4, 3);
+	pto_kb_loop(kb, 7, 6);
+	pto_kb_alui(kb, PTO_ALU_ADD, 5, 5, 1);
+	pto_kb_endloop(kb);
+	pto_kb_endloop(kb);
+	pto_kb_gst(kb, 0, 2, 0, 1);
+	pto_kb_end(kb);
+	return pto_test_kb_finish(kb, err, sizeof(err));
+}
+
+/* Process B's side: a device handle, a queue, a kernel and its output. */
+struct bside {
+	struct pto_device *dev;
+	struct pto_queue *q;
+	struct pto_kernel *k;
+	struct pto_tensor *out;
+};
+
+static int b_open(struct bside *b)
+{
+	int ret = pto_test_dev_open(&b->dev);
+
+	if (!ret)
+		ret = pto_queue_create(b->dev, 256, 0, &b->q);
+	if (!ret)
+		ret = pto_test_tensor2d(b->dev, PTO_DTYPE_I64, 1,
+					B_LEVELS * B_WIDTH, &b->out);
+	if (!ret) {
+		b->k = mark_kernel(b->dev);
+		ret = b->k ? 0 : -EINVAL;
+	}
+	return ret;
+}
+
+static void b_close(struct bside *b)
+{
+	pto_kernel_free(b->k);
+	pto_tensor_free(b->out);
+	pto_queue_destroy(b->q);
+	pto_device_close(b->dev);
+}
+
+/* One run of B's graph; its wall time in *@ns. 0, or why it failed. */
+static int b_run(struct bside *b, int64_t *ns, char *why, size_t len)
+{
+	struct pto_tensor *args[1] = { b->out };
+	int64_t *po = pto_tensor_data(b->out), t0;
+	struct pto_graph *g;
+	int i, ret;
+
+	memset(po, 0, B_LEVELS * B_WIDTH * sizeof(*po));
+	ret = pto_graph_new(b->dev, &g);
+	if (ret)
+		return ret;
+	for (i = 0; i < B_LEVELS * B_WIDTH; i++) {
+		int64_t sc[3] = { i, 7000 + i, 2 }, dep = i - B_WIDTH;
+
+		ret = pto_graph_add_task(g, &(struct pto_task_desc){
+			.kernel_aiv = b->k, .block_num = 2, .tensors = args,
+			.num_tensors = 1, .scalars = sc, .num_scalars = 3,
+			.deps = &dep, .num_deps = i >= B_WIDTH });
+		if (ret < 0)
+			goto out;
+	}
+	t0 = pto_test_now_ns();
+	ret = pto_graph_run(g, b->q, RUN_TIMEOUT_NS);
+	*ns = pto_test_now_ns() - t0;
+	if (ret) {
+		pto_graph_first_error(g, why, len);
+		goto out;
+	}
+	for (i = 0; i < B_LEVELS * B_WIDTH; i++)
+		if (po[i] != 7000 + i) {
+			snprintf(why, len, "column %d: %lld", i, (long long)po[i]);
+			ret = -EIO;
+		}
+out:
+	pto_graph_free(g);
+	return ret;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Median of B_RUNS runs of B's graph. */
+static int b_median(struct bside *b, int64_t *median, char *why, size_t len)
+{
+	int64_t t[B_RUNS];
+	int i, ret;
+
+	for (i = 0; i < B_RUNS; i++) {
+		ret = b_run(b, &t[i], why, len);
+		if (ret)
+			return ret;
+	}
+	qsort(t, B_RUNS, sizeof(t[0]), cmp_i64);
+	*median = t[B_RUNS / 2];
+	return 0;
+}
+
+/*
+ * Process A: a queue of A_SQ slots kept full. Without @hang, SPMD tasks of
+ * @blocks blocks spinning @spin x 1000 iterations. With @hang, mixed
+ * tasks of @blocks blocks whose AIV pops a second tile the AIC never
+ * pushes: each block holds a whole cluster, sleeping in the ring wait,
+ * until the device timeout. Says 'R' after the first doorbell, then
+ * resubmits for ever.
+ */
+static void flooder(int to_parent, bool hang, uint32_t blocks, int64_t spin)
+{
+	struct pto_tensor *x = NULL, *args[1];
+	struct pto_kernel *k = NULL, *kc = NULL;
+	struct pto_device *dev;
+	struct pto_queue *q;
+	struct pto_cqe cqes[256];
+	struct pto_kb *kb;
+	char err[256], msg = 'E';
+	bool told = false;
+	int t;
+
+	if (pto_test_dev_open(&dev) || pto_queue_create(dev, A_SQ, 0, &q) ||
+	    pto_test_tensor2d(dev, PTO_DTYPE_I32, 16, 16, &x))
+		goto fail;
+	args[0] = x;
+	if (pto_kb_new(dev, PTO_CORE_AIV, &kb))
+		goto fail;
+	if (hang) {
+		t = pto_kb_tile(kb, PTO_DTYPE_I32, PTO_BUF_UB, 16, 16);
+		pto_kb_loopi(kb, 1, 2);
+		pto_kb_pop(kb, t);
+		pto_kb_endloop(kb);
+	} else {
+		pto_kb_ldi(kb, 0, 0);
+		pto_kb_loopi(kb, 1, spin);
+		pto_kb_loopi(kb, 2, 1000);
+		pto_kb_alui(kb, PTO_ALU_ADD, 0, 0, 1);
+		pto_kb_endloop(kb);
+		pto_kb_endloop(kb);
+	}
+	pto_kb_end(kb);
+	k = pto_test_kb_finish(kb, err, sizeof(err));
+	if (!k)
+		goto fail;
+	if (hang) {
+		if (pto_kb_new(dev, PTO_CORE_AIC, &kb))
+			goto fail;
+		t = pto_kb_tile(kb, PTO_DTYPE_I32, PTO_BUF_L1, 16, 16);
+		pto_kb_ldi(kb, 0, 0);
+		pto_kb_tload(kb, t, 0, 0, 0);
+		pto_kb_push(kb, t);
+		pto_kb_end(kb);
+		kc = pto_test_kb_finish(kb, err, sizeof(err));
+		if (!kc)
+			goto fail;
+	}
+	for (;;) {
+		uint32_t consumed = 0;
+
+		while (!pto_queue_push_task(q, &(struct pto_task_desc){
+			.kernel_aiv = k, .kernel_aic = kc, .block_num = blocks,
+			.tensors = args, .num_tensors = hang }))
+			;
+		if (pto_queue_doorbell(q, 0, 0, &consumed, NULL))
+			goto fail;
+		if (!told) {
+			msg = 'R';
+			if (write(to_parent, &msg, 1) != 1)
+				_exit(2);
+			told = true;
+		}
+		while (pto_queue_reap(q, cqes, 256) > 0)
+			;
+		pto_queue_wait(q, pto_time_ns() + PTO_TEST_MSEC(50));
+		while (pto_queue_reap(q, cqes, 256) > 0)
+			;
+	}
+fail:
+	if (!told && write(to_parent, &msg, 1) != 1)
+		_exit(2);
+	_exit(1);
+}
+
+static void start_flooder(struct __test_metadata *_metadata,
+			  FIXTURE_DATA(fair) *self, bool hang, uint32_t blocks,
+			  int64_t spin)
+{
+	struct pollfd pfd = { .fd = self->to_parent[0], .events = POLLIN };
+	char msg = 0;
+
+	self->flooder = fork();
+	ASSERT_LE(0, self->flooder);
+	if (!self->flooder) {
+		close(self->to_parent[0]);
+		flooder(self->to_parent[1], hang, blocks, spin);
+	}
+	ASSERT_EQ(1, poll(&pfd, 1, 300000)) TH_LOG("flooder silent");
+	ASSERT_EQ(1, read(self->to_parent[0], &msg, 1));
+	ASSERT_EQ('R', msg) TH_LOG("flooder setup failed");
+}
+
+static void stop_flooder(FIXTURE_DATA(fair) *self)
+{
+	kill(self->flooder, SIGKILL);
+	waitpid(self->flooder, NULL, 0);
+	self->flooder = 0;
+}
+
+static void measure(struct __test_metadata *_metadata, FIXTURE_DATA(fair) *self,
+		    const char *what, bool hang, uint32_t blocks, int64_t spin,
+		    int64_t extra_ms)
+{
+	struct drm_pto_npu_counters c;
+	int64_t alone, loaded, bound;
+	struct bside b = { 0 };
+	char why[256] = "";
+	int mon = pto_test_open();
+
+	ASSERT_LE(0, mon);
+	ASSERT_EQ(0, b_open(&b));
+	/* Warm: first-use mappings, caches. */
+	ASSERT_EQ(0, b_run(&b, &alone, why, sizeof(why))) TH_LOG("%s", why);
+	ASSERT_EQ(0, b_median(&b, &alone, why, sizeof(why))) TH_LOG("alone: %s", why);
+
+	if (hang)
+		ASSERT_EQ(0, pto_test_param_write("timeout_ms", HANG_TIMEOUT_MS));
+	start_flooder(_metadata, self, hang, blocks, spin);
+	/* A's backlog is in: every core busy, the ready queue deep. */
+	usleep(2000 * 1000);
+	ASSERT_EQ(0, b_median(&b, &loaded, why, sizeof(why))) TH_LOG("loaded: %s", why);
+	ASSERT_EQ(0, pto_test_query(mon, DRM_PTO_NPU_QUERY_COUNTERS, &c, sizeof(c)));
+	stop_flooder(self);
+	ASSERT_EQ(0, pto_test_param_write("timeout_ms", self->old_timeout));
+
+	bound = FAIR_FACTOR * alone + PTO_TEST_MSEC(FAIR_SLACK_MS + extra_ms);
+	TH_LOG("%s: B alone %lld ms, under A %lld ms, ratio %.1f (bound %lld ms); device timeouts so far %llu",
+	       what, (long long)alone / 1000000, (long long)loaded / 1000000,
+	       (double)loaded / (double)alone, (long long)bound / 1000000,
+	       (unsigned long long)c.timeouts);
+	printf("# fairness: %s: B alone %lld ms, under A %lld ms, ratio %.1f\n",
+	       what, (long long)alone / 1000000, (long long)loaded / 1000000,
+	       (double)loaded / (double)alone);
+	EXPECT_GE(bound, loaded);
+	b_close(&b);
+	close(mon);
+}
+
+TEST_F_TIMEOUT(fair, flooding_process_does_not_starve_another, 600)
+{
+	/* 4-block tasks of 20,000 iterations, A_SQ deep. */
+	measure(_metadata, self, "flood", false, 4, 20, 0);
+}
+
+TEST_F_TIMEOUT(fair, hanging_process_does_not_starve_another, 600)
+{
+	/*
+	 * Every task of A holds 4 clusters until the timeout: B may wait for
+	 * a core to free at each level of its graph.
+	 */
+	measure(_metadata, self, "hang", true, 4, 0,
+		(int64_t)(B_LEVELS + 2) * 2 * HANG_TIMEOUT_MS);
+}
+
+/* ------------------------------------------------------------------ names */
+
+static int xioctl(int fd, unsigned long req, void *arg)
+{
+	return ioctl(fd, req, arg) ? -errno : 0;
+}
+
+/* What one context owns: a queue, a kernel, a syncobj, a task in flight. */
+struct owned {
+	int fd;
+	struct drm_pto_npu_queue_create qc;
+	uint32_t kernel;
+	uint32_t syncobj;
+};
+
+static int own(struct owned *o)
+{
+	struct pto_insn p = { .op = PTO_OP_END };
+	struct drm_pto_npu_kernel_create kc = {
+		.insns = (uintptr_t)&p, .num_insns = 1, .core_type = PTO_CORE_AIV,
+	};
+
+	memset(o, 0, sizeof(*o));
+	o->fd = pto_test_open();
+	if (o->fd < 0)
+		return -errno;
+	if (xioctl(o->fd, DRM_IOCTL_PTO_NPU_KERNEL_CREATE, &kc))
+		return -errno;
+	o->kernel = kc.handle;
+	o->qc.sq_slots = 32;
+	if (xioctl(o->fd, DRM_IOCTL_PTO_NPU_QUEUE_CREATE, &o->qc))
+		return -errno;
+	return drmSyncobjCreate(o->fd, 0, &o->syncobj) ? -errno : 0;
+}
+
+/*
+ * In a forked child (a process of its own), with a context that owns the
+ * same numbers: every name of the parent's resolves to its own objects
+ * or to nothing, never to the parent's. Returns 0 or the failing line.
+ */
+static int probe_names(const struct owned *theirs)
+{
+	struct drm_pto_npu_queue_wait w = { .queue_id = theirs->qc.queue_id };
+	struct drm_pto_npu_queue_submit s = { .queue_id = theirs->qc.queue_id };
+	struct drm_pto_npu_kernel_destroy kd = { .handle = theirs->kernel };
+	struct drm_pto_npu_queue_destroy qd = { .queue_id = theirs->qc.queue_id };
+	struct drm_pto_npu_bo_info bi = { .handle = theirs->qc.handle };
+	int fd = pto_test_open(), fd2;
+	uint32_t h;
+
+	if (fd < 0)
+		return __LINE__;
+	/* An empty context: nothing of theirs exists here. */
+	if (xioctl(fd, DRM_IOCTL_PTO_NPU_QUEUE_WAIT, &w) != -ENOENT)
+		return __LINE__;
+	if (xioctl(fd, DRM_IOCTL_PTO_NPU_QUEUE_SUBMIT, &s) != -ENOENT)
+		return __LINE__;
+	if (xioctl(fd, DRM_IOCTL_PTO_NPU_QUEUE_DESTROY, &qd) != -ENOENT)
+		return __LINE__;
+	if (xioctl(fd, DRM_IOCTL_PTO_NPU_KERNEL_DESTROY, &kd) != -ENOENT)
+		return __LINE__;
+	if (xioctl(fd, DRM_IOCTL_PTO_NPU_BO_INFO, &bi) != -ENOENT)
+		return __LINE__;
+	if (!drmSyncobjWait(fd, (uint32_t *)&theirs->syncobj, 1, 0, 0, NULL) ||
+	    errno != ENOENT)
+		return __LINE__;
+	if (!drmSyncobjHandleToFD(fd, theirs->syncobj, &fd2))
+		return __LINE__;
+	/* A submit naming their syncobj as its fence. */
+	{
+		struct owned mine;
+
+		if (own(&mine))
+			return __LINE__;
+		s = (struct drm_pto_npu_queue_submit){
+			.queue_id = mine.qc.queue_id, .syncobj = theirs->syncobj + 1,
+		};
+		if (xioctl(mine.fd, DRM_IOCTL_PTO_NPU_QUEUE_SUBMIT, &s) != -ENOENT)
+			return __LINE__;
+		/* Entries naming their kernel handle are refused (it names ours, or none). */
+		h = theirs->kernel + 1;
+		{
+			struct pto_test_sqe e;
+			uint8_t *map = mmap(NULL, mine.qc.ring_size, PROT_READ | PROT_WRITE,
+					    MAP_SHARED, mine.fd, (off_t)mine.qc.mmap_offset);
+			struct drm_pto_npu_ring_header *hdr = (void *)map;
+			const struct drm_pto_npu_cqe *c;
+
+			if (map == MAP_FAILED)
+				return __LINE__;
+			pto_test_sqe_init(&e, h, 0, 1, NULL, 0, NULL, 0, NULL, 0);
+			memcpy(map + mine.qc.sq_offset, &e, DRM_PTO_NPU_SQ_SLOT_SIZE);
+			__atomic_store_n(&hdr->sq_tail, 1, __ATOMIC_RELEASE);
+			s = (struct drm_pto_npu_queue_submit){ .queue_id = mine.qc.queue_id };
+			if (xioctl(mine.fd, DRM_IOCTL_PTO_NPU_QUEUE_SUBMIT, &s) || s.consumed != 1)
+				return __LINE__;
+			w = (struct drm_pto_npu_queue_wait){
+				.queue_id = mine.qc.queue_id,
+				.timeout_ns = pto_test_now_ns() + PTO_TEST_SEC(30),
+			};
+			if (xioctl(mine.fd, DRM_IOCTL_PTO_NPU_QUEUE_WAIT, &w))
+				return __LINE__;
+			c = (const void *)(map + mine.qc.cq_offset);
+			if (c->status != DRM_PTO_NPU_STATUS_INVALID ||
+			    c->reason != DRM_PTO_NPU_REASON_KERNEL)
+				return __LINE__;
+		}
+	}
+	close(fd);
+	return 0;
+}
+
+FIXTURE(names)
+{
+	int unused;
+};
+
+FIXTURE_SETUP(names)
+{
+	self->unused = 0;
+}
+
+FIXTURE_TEARDOWN(names)
+{
+}
+
+TEST_F(names, of_another_process_resolve_to_nothing)
+{
+	struct owned mine;
+	int status = 0;
+	pid_t child;
+
+	ASSERT_EQ(0, own(&mine));
+	child = fork();
+	ASSERT_LE(0, child);
+	if (!child)
+		_exit(probe_names(&mine));
+	ASSERT_EQ(child, waitpid(child, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status)) TH_LOG("check at line %d failed",
+						 WEXITSTATUS(status));
+	/* Ours are untouched: the queue, the kernel and the syncobj still work. */
+	EXPECT_EQ(0, xioctl(mine.fd, DRM_IOCTL_PTO_NPU_KERNEL_DESTROY,
+			    &((struct drm_pto_npu_kernel_destroy){ .handle = mine.kernel })));
+	EXPECT_EQ(0, xioctl(mine.fd, DRM_IOCTL_PTO_NPU_QUEUE_DESTROY,
+			    &((struct drm_pto_npu_queue_destroy){ .queue_id = mine.qc.queue_id })));
+	EXPECT_EQ(0, drmSyncobjDestroy(mine.fd, mine.syncobj));
+	close(mine.fd);
+}
+
+/* Same numbers, two contexts in one process: each names its own. */
+TEST_F(names, same_numbers_name_different_objects)
+{
+	struct owned a, b;
+	struct drm_pto_npu_queue_wait w;
+
+	ASSERT_EQ(0, own(&a));
+	ASSERT_EQ(0, own(&b));
+	/* Fresh contexts hand out the same first ids. */
+	EXPECT_EQ(a.qc.queue_id, b.qc.queue_id);
+	EXPECT_EQ(a.kernel, b.kernel);
+	/* Destroying A's queue leaves B's: B still waits on it. */
+	EXPECT_EQ(0, xioctl(a.fd, DRM_IOCTL_PTO_NPU_QUEUE_DESTROY,
+			    &((struct drm_pto_npu_queue_destroy){ .queue_id = a.qc.queue_id })));
+	w = (struct drm_pto_npu_queue_wait){ .queue_id = b.qc.queue_id };
+	EXPECT_EQ(-ETIME, xioctl(b.fd, DRM_IOCTL_PTO_NPU_QUEUE_WAIT, &w));
+	w = (struct drm_pto_npu_queue_wait){ .queue_id = a.qc.queue_id };
+	EXPECT_EQ(-ENOENT, xioctl(a.fd, DRM_IOCTL_PTO_NPU_QUEUE_WAIT, &w));
+	EXPECT_EQ(0, xioctl(a.fd, DRM_IOCTL_PTO_NPU_KERNEL_DESTROY,
+			    &((struct drm_pto_npu_kernel_destroy){ .handle = a.kernel })));
+	EXPECT_EQ(0, xioctl(b.fd, DRM_IOCTL_PTO_NPU_KERNEL_DESTROY,
+			    &((struct drm_pto_npu_kernel_destroy){ .handle = b.kernel })));
+	/* A's syncobj is gone in A only. */
+	EXPECT_EQ(0, drmSyncobjDestroy(a.fd, a.syncobj));
+	EXPECT_EQ(0, drmSyncobjDestroy(b.fd, b.syncobj));
+	close(a.fd);
+	close(b.fd);
+}
+
+TEST_HARNESS_MAIN
