@@ -144,6 +144,15 @@ static bool pto_post(struct pto_queue *q, struct pto_task *t)
 		t->posted++;
 		room--;
 	}
+	/*
+	 * Fully posted: the task no longer counts against its queue, before
+	 * user space can see its last CQE (a queue whose completions are all
+	 * reaped can be destroyed at once; the task is freed later).
+	 */
+	if (t->posted == total && !t->unqueued) {
+		t->unqueued = true;
+		atomic_dec(&q->live);
+	}
 	/* Entries before the index: user space reads cq_tail with acquire. */
 	smp_store_release(&q->hdr->cq_tail, q->cq_tail);
 	return t->posted == total;
@@ -170,6 +179,7 @@ void pto_queue_task_done(struct pto_task *task, struct list_head *freeable)
 	bool all;
 
 	if (task->ctx->dead) {
+		atomic_dec(&q->live);
 		list_add_tail(&task->held_link, freeable);
 		return;
 	}
@@ -215,7 +225,11 @@ void pto_queues_drop_held(struct pto_file *ctx)
 	LIST_HEAD(freeable);
 
 	xa_for_each(&ctx->queues, id, q) {
+		struct pto_task *t;
+
 		spin_lock(&q->cq_lock);
+		list_for_each_entry(t, &q->held, held_link)
+			atomic_dec(&q->live);
 		list_splice_tail_init(&q->held, &freeable);
 		spin_unlock(&q->cq_lock);
 	}

@@ -1067,7 +1067,6 @@ void pto_tasks_free_list(struct list_head *list)
 	list_for_each_entry(task, list, held_link) {
 		pto_task_put_resources(task);
 		kfree(task->fail_rec);
-		atomic_dec(&task->queue->live);
 	}
 	task = list_first_entry(list, struct pto_task, held_link);
 	s = task->ctx->pdev->sched;

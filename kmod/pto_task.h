@@ -288,6 +288,7 @@ enum pto_task_state {
  * @bar_exited: units that have ended (xlock)
  * @ts_retire: when the task completed (CLOCK_MONOTONIC ns)
  * @any_ran: some unit's kernel ran (else the task posts one CQE)
+ * @unqueued: all its CQEs are posted: no longer counted in its queue's live
  * @hnode: in pto_file.tasks while the task is not complete (sched lock)
  * @fail_rec: allocated at intake, so remembering a failure never allocates
  *            under the scheduler lock; handed to pto_file.failed if it fails
@@ -319,6 +320,7 @@ struct pto_task {
 	struct list_head fanout;
 	struct pto_batch *batch;
 	u32 posted;
+	bool unqueued;
 	u32 num_tensors;
 	u32 num_scalars;
 	u32 num_deps;
@@ -477,7 +479,7 @@ struct pto_sched {
  * @cq_lock: CQ tail and @held
  * @cq_tail: kernel's copy of CQEs posted
  * @held: completed tasks waiting for CQ space
- * @live: tasks of this queue not yet freed
+ * @live: tasks of this queue whose CQEs are not all posted
  * @waiters: threads in QUEUE_WAIT on this queue
  */
 struct pto_queue {
