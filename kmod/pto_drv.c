@@ -247,6 +247,7 @@ static int pto_open(struct drm_device *drm, struct drm_file *file)
 	INIT_LIST_HEAD(&pfile->failed_fifo);
 	pfile->next_id = 1;
 	atomic_set(&pfile->inflight, 0);
+	atomic_set(&pfile->pending, 0);
 	atomic_set(&pfile->inflight_units, 0);
 	INIT_LIST_HEAD(&pfile->live);
 	for (i = 0; i < ARRAY_SIZE(pfile->ready); i++) {

@@ -133,7 +133,8 @@ struct pto_failed {
  * @failed_fifo: the same records, oldest first (sched lock)
  * @next_id: id of the next entry taken (sched lock)
  * @inflight: tasks taken and not yet freed
- * @inflight_units: block records (units) those tasks hold
+ * @pending: tasks taken whose CQEs are not all posted (the in-flight cap)
+ * @inflight_units: block records (units) the @pending tasks hold
  * @live: list of those tasks (sched lock)
  * @dead: the file is closing: cancel everything (sched lock)
  * @wq: woken when CQEs are posted and when @inflight drops
@@ -155,6 +156,7 @@ struct pto_file {
 	struct list_head failed_fifo;
 	u64 next_id;
 	atomic_t inflight;
+	atomic_t pending;
 	atomic_t inflight_units;
 	struct list_head live;
 	bool dead;

@@ -128,6 +128,21 @@ static u32 pto_task_ncqe(const struct pto_task *t)
 	return t->any_ran ? t->next_block * t->nparts : 1;
 }
 
+/*
+ * A task's completions are all posted (or dropped, its context closing):
+ * it no longer counts against its queue (QUEUE_DESTROY) or its context's
+ * in-flight caps, although a worker frees it a little later.
+ */
+static void pto_task_unqueue(struct pto_task *t)
+{
+	if (t->unqueued)
+		return;
+	t->unqueued = true;
+	atomic_dec(&t->queue->live);
+	atomic_dec(&t->ctx->pending);
+	atomic_sub(t->units, &t->ctx->inflight_units);
+}
+
 /* Post what fits of a task's CQEs; true when all are posted. */
 static bool pto_post(struct pto_queue *q, struct pto_task *t)
 {
@@ -149,10 +164,8 @@ static bool pto_post(struct pto_queue *q, struct pto_task *t)
 	 * user space can see its last CQE (a queue whose completions are all
 	 * reaped can be destroyed at once; the task is freed later).
 	 */
-	if (t->posted == total && !t->unqueued) {
-		t->unqueued = true;
-		atomic_dec(&q->live);
-	}
+	if (t->posted == total)
+		pto_task_unqueue(t);
 	/* Entries before the index: user space reads cq_tail with acquire. */
 	smp_store_release(&q->hdr->cq_tail, q->cq_tail);
 	return t->posted == total;
@@ -179,7 +192,7 @@ void pto_queue_task_done(struct pto_task *task, struct list_head *freeable)
 	bool all;
 
 	if (task->ctx->dead) {
-		atomic_dec(&q->live);
+		pto_task_unqueue(task);
 		list_add_tail(&task->held_link, freeable);
 		return;
 	}
@@ -229,7 +242,7 @@ void pto_queues_drop_held(struct pto_file *ctx)
 
 		spin_lock(&q->cq_lock);
 		list_for_each_entry(t, &q->held, held_link)
-			atomic_dec(&q->live);
+			pto_task_unqueue(t);
 		list_splice_tail_init(&q->held, &freeable);
 		spin_unlock(&q->cq_lock);
 	}
@@ -682,6 +695,7 @@ static u32 pto_take_entry(struct pto_device *pdev, struct drm_file *file,
 	}
 	atomic_inc(&q->live);
 	atomic_inc(&ctx->inflight);
+	atomic_inc(&ctx->pending);
 	atomic_add(t->units, &ctx->inflight_units);
 	pto_sched_add(pdev, t, deps, freeable);
 	return n;
@@ -747,7 +761,7 @@ int pto_ioctl_queue_submit(struct drm_device *drm, void *data,
 	while (head != tail) {
 		u32 n;
 
-		if (atomic_read(&ctx->inflight) >= PTO_MAX_INFLIGHT_TASKS ||
+		if (atomic_read(&ctx->pending) >= PTO_MAX_INFLIGHT_TASKS ||
 		    atomic_read(&ctx->inflight_units) >= PTO_MAX_INFLIGHT_UNITS)
 			break;
 		n = pto_take_entry(pdev, file, q, head, tail - head, batch,

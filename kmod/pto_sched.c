@@ -872,7 +872,14 @@ next_core:
 		 */
 		if (!adopt)
 			pto_post_list(&post, &freeable);
-		if (core != own && pto_own_has_work(own))
+		/*
+		 * Between units: our own core first, then the kick queue in
+		 * order, so that a core that keeps getting units (ours, with
+		 * placement on the finishing core) cannot starve the queued
+		 * ones. This core goes to the back of the queue.
+		 */
+		if ((core != own && pto_own_has_work(own)) ||
+		    (!adopt && !list_empty(&s->kickq)))
 			break;
 		continue;
 parked:
@@ -1075,7 +1082,6 @@ void pto_tasks_free_list(struct list_head *list)
 		struct pto_file *ctx = task->ctx;
 
 		list_del(&task->ctx_link);
-		atomic_sub(task->units, &ctx->inflight_units);
 		atomic_dec(&ctx->inflight);
 		/* CQEs posted, back-pressure relieved, or the last task gone. */
 		if (ctx != woke) {

@@ -292,7 +292,7 @@ enum pto_task_state {
  * @hnode: in pto_file.tasks while the task is not complete (sched lock)
  * @fail_rec: allocated at intake, so remembering a failure never allocates
  *            under the scheduler lock; handed to pto_file.failed if it fails
- * @units: block records allocated, counted in the context's inflight_units
+ * @units: block records allocated, counted in the context's inflight_units until posted
  * @bar_waiters: cores whose unit is parked at the HARD barrier (xlock)
  * @bar_progress: time of the last arrival at the HARD barrier (xlock)
  * @park_link: in pto_sched.parked_tasks while it has HARD waiters (sched lock)
