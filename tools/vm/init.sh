@@ -41,7 +41,11 @@ esac
 KMEMLEAK=/sys/kernel/debug/kmemleak
 MOD=/pto/modules
 
-suite() { echo "=== PTO-SUITE $1 $2"; }
+suite() {
+	echo "=== PTO-SUITE $1 $2"
+	# For the timing of each suite in the console log.
+	echo "# uptime $(cut -d' ' -f1 /proc/uptime)"
+}
 suite_end() { echo "=== PTO-END $1 rc=$2"; }
 
 finish() {
