@@ -191,12 +191,18 @@ void pto_queue_task_done(struct pto_task *task, struct list_head *freeable)
 	struct pto_queue *q = task->queue;
 	bool all;
 
-	if (task->ctx->dead) {
+	spin_lock(&q->cq_lock);
+	/*
+	 * Under cq_lock, so the scheduler lock is not needed: a closing
+	 * context is marked dead before pto_queues_drop_held() takes cq_lock,
+	 * so either this sees it or the held list is emptied after this.
+	 */
+	if (READ_ONCE(task->ctx->dead)) {
 		pto_task_unqueue(task);
 		list_add_tail(&task->held_link, freeable);
+		spin_unlock(&q->cq_lock);
 		return;
 	}
-	spin_lock(&q->cq_lock);
 	all = list_empty(&q->held) && pto_post(q, task);
 	if (all) {
 		list_add_tail(&task->held_link, freeable);

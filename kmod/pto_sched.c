@@ -817,8 +817,6 @@ next_core:
 
 		core->resume = false;
 		spin_unlock(&s->lock);
-		if (++ran % PTO_FREE_BATCH == 0)
-			pto_tasks_free_list(&freeable);
 		if (resume) {
 			/* Released from its barrier: on from where it parked. */
 			if (pto_exec_block(core, task, unit, &res, true))
@@ -832,6 +830,14 @@ next_core:
 			trace_pto_start(core->pdev->index, task->ctx->uid,
 					task->id, unit, core->type, core->index,
 					0);
+			/*
+			 * The producers whose doorbell released this unit:
+			 * their completions are posted now that it has started
+			 * (the AICPU would do it while the core runs).
+			 */
+			pto_post_list(&post, &freeable);
+			if (++ran % PTO_FREE_BATCH == 0)
+				pto_tasks_free_list(&freeable);
 			if (atomic_read(&task->cancel)) {
 				res.status = DRM_PTO_NPU_STATUS_CANCELLED;
 			} else {
@@ -849,7 +855,7 @@ next_core:
 		rec->detail = res.detail;
 
 		spin_lock(&s->lock);
-		/* The producers whose doorbell released the unit that just ran. */
+		/* Those of a resumed unit (parked before they could be posted). */
 		pto_post_list(&post, &freeable);
 		rec->ts[PTO_TS_FINISH] = ktime_get_ns();
 		pto_block_done(s, core, task, unit, &res, &freeable, &adopt,
