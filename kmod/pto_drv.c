@@ -417,11 +417,14 @@ static int __init pto_init(void)
 		return -EINVAL;
 	}
 
+	if (pto_sched_caches_init())
+		return -ENOMEM;
 	for (i = 0; i < devices; i++) {
 		struct pto_device *pdev = pto_device_create(i, &topo);
 
 		if (IS_ERR(pdev)) {
 			pto_destroy_all();
+			pto_sched_caches_exit();
 			return PTR_ERR(pdev);
 		}
 		pto_devices[i] = pdev;
@@ -435,6 +438,7 @@ static int __init pto_init(void)
 static void __exit pto_exit(void)
 {
 	pto_destroy_all();
+	pto_sched_caches_exit();
 }
 
 module_init(pto_init);

@@ -320,9 +320,10 @@ static struct pto_task *pto_task_alloc(struct pto_file *ctx,
 		nd * sizeof(struct pto_edge) +
 		(size_t)nb * nparts * sizeof(struct pto_block_rec) +
 		nrings * sizeof(struct pto_xring_set);
-	t = kvzalloc(size, GFP_KERNEL);
+	t = pto_task_mem_alloc(size);
 	if (!t)
 		return NULL;
+	t->mem_size = size;
 	p = (u8 *)(t + 1);
 	t->rings = nrings ? (struct pto_xring_set *)p : NULL;
 	p += nrings * sizeof(struct pto_xring_set);
@@ -674,9 +675,9 @@ static u32 pto_take_entry(struct pto_device *pdev, struct drm_file *file,
 		return 0;
 	t->id = ctx->next_id;
 	/* Room to remember a failure without allocating under the lock. */
-	t->fail_rec = kmalloc(sizeof(*t->fail_rec), GFP_KERNEL);
+	t->fail_rec = pto_failed_alloc();
 	if (!t->fail_rec) {
-		kvfree(t);
+		pto_task_mem_free(t);
 		return 0;
 	}
 	if (n == 1 && bad_slots != 1)

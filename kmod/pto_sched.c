@@ -247,6 +247,72 @@ static void pto_count_dispatch(struct pto_device *pdev, struct pto_task *task,
  * Put a unit in an idle core's running slot. A pre-staged unit waits there,
  * arguments resolved, until pto_doorbell() releases it.
  */
+/*
+ * Small tasks (the common case: one block, a few arguments) come from a
+ * cache of exact-size objects rather than the next kmalloc size, which
+ * would double their memory; failure records from one of their own.
+ */
+#define PTO_TASK_SMALL 640
+static struct kmem_cache *pto_task_cache;
+static struct kmem_cache *pto_failed_cache;
+
+int pto_sched_caches_init(void)
+{
+	pto_task_cache = kmem_cache_create("pto_task", PTO_TASK_SMALL, 0, 0,
+					   NULL);
+	pto_failed_cache = KMEM_CACHE(pto_failed, 0);
+	if (!pto_task_cache || !pto_failed_cache) {
+		pto_sched_caches_exit();
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void pto_sched_caches_exit(void)
+{
+	kmem_cache_destroy(pto_task_cache);
+	kmem_cache_destroy(pto_failed_cache);
+	pto_task_cache = NULL;
+	pto_failed_cache = NULL;
+}
+
+/**
+ * pto_task_mem_alloc - zeroed memory for a task of @size bytes
+ * @size: the task with its variable parts
+ *
+ * Return: the memory (free it with pto_task_mem_free()), or NULL.
+ */
+void *pto_task_mem_alloc(size_t size)
+{
+	if (size <= PTO_TASK_SMALL)
+		return kmem_cache_zalloc(pto_task_cache, GFP_KERNEL);
+	return kvzalloc(size, GFP_KERNEL);
+}
+
+/**
+ * pto_task_mem_free - free a task's memory and its unused failure record
+ * @task: the task
+ */
+void pto_task_mem_free(struct pto_task *task)
+{
+	if (task->fail_rec)
+		kmem_cache_free(pto_failed_cache, task->fail_rec);
+	if (task->mem_size <= PTO_TASK_SMALL)
+		kmem_cache_free(pto_task_cache, task);
+	else
+		kvfree(task);
+}
+
+/**
+ * pto_failed_alloc - a failure record, allocated at intake
+ *
+ * Return: the record, or NULL.
+ */
+struct pto_failed *pto_failed_alloc(void)
+{
+	return kmem_cache_alloc(pto_failed_cache, GFP_KERNEL);
+}
+
 /* One clock read per dispatch pass: its placements happen at one instant. */
 static u64 pto_pass_ns(u64 *now)
 {
@@ -614,7 +680,7 @@ static void pto_remember_failed(struct pto_file *ctx, struct pto_task *task)
 	hash_del(&f->node);
 	list_del(&f->link);
 	ctx->nfailed--;
-	kfree(f);
+	kmem_cache_free(pto_failed_cache, f);
 }
 
 static struct pto_task *pto_find_task(struct pto_file *ctx, u64 id)
@@ -648,7 +714,7 @@ void pto_sched_forget_failed(struct pto_file *ctx)
 	list_for_each_entry_safe(f, tmp, &ctx->failed_fifo, link) {
 		hash_del(&f->node);
 		list_del(&f->link);
-		kfree(f);
+		kmem_cache_free(pto_failed_cache, f);
 	}
 	ctx->nfailed = 0;
 }
@@ -1079,7 +1145,6 @@ void pto_tasks_free_list(struct list_head *list)
 		return;
 	list_for_each_entry(task, list, held_link) {
 		pto_task_put_resources(task);
-		kfree(task->fail_rec);
 	}
 	task = list_first_entry(list, struct pto_task, held_link);
 	s = task->ctx->pdev->sched;
@@ -1100,7 +1165,7 @@ void pto_tasks_free_list(struct list_head *list)
 	spin_unlock(&s->lock);
 	list_for_each_entry_safe(task, tmp, list, held_link) {
 		list_del(&task->held_link);
-		kvfree(task);
+		pto_task_mem_free(task);
 		/* A closing context may free thousands at once. */
 		cond_resched();
 	}

@@ -290,6 +290,7 @@ enum pto_task_state {
  * @any_ran: some unit's kernel ran (else the task posts one CQE)
  * @unqueued: all its CQEs are posted: no longer counted in its queue's live
  * @hnode: in pto_file.tasks while the task is not complete (sched lock)
+ * @mem_size: bytes allocated for the task (pto_task_mem_alloc())
  * @fail_rec: allocated at intake, so remembering a failure never allocates
  *            under the scheduler lock; handed to pto_file.failed if it fails
  * @units: block records allocated, counted in the context's inflight_units until posted
@@ -346,6 +347,7 @@ struct pto_task {
 	bool any_ran;
 	struct hlist_node hnode;
 	struct pto_failed *fail_rec;
+	size_t mem_size;
 	u32 units;
 	struct list_head bar_waiters;
 	u64 bar_progress;
@@ -556,6 +558,11 @@ void pto_sched_add(struct pto_device *pdev, struct pto_task *task,
 		   const s64 *deps, struct list_head *done);
 void pto_sched_cancel_ctx(struct pto_file *ctx);
 void pto_sched_forget_failed(struct pto_file *ctx);
+int pto_sched_caches_init(void);
+void pto_sched_caches_exit(void);
+void *pto_task_mem_alloc(size_t size);
+void pto_task_mem_free(struct pto_task *task);
+struct pto_failed *pto_failed_alloc(void);
 void pto_sched_sleep_begin(struct pto_device *pdev);
 void pto_sched_sleep_end(struct pto_device *pdev);
 void pto_sched_flush_kicks(struct pto_device *pdev);
