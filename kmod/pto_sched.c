@@ -847,6 +847,9 @@ static bool pto_own_has_work(const struct pto_core *own)
 	       !own->parked;
 }
 
+/* Units a worker runs on one core in a row while others are queued. */
+#define PTO_YIELD_UNITS 8
+
 /* Free what a worker retired every so many units, not only when it stops. */
 #define PTO_FREE_BATCH 32
 
@@ -856,7 +859,7 @@ static void pto_core_run(struct pto_core *own)
 	struct pto_core *core = own, *adopt = NULL;
 	LIST_HEAD(freeable);
 	LIST_HEAD(post);
-	u32 ran = 0;
+	u32 ran = 0, streak;
 
 	spin_lock(&s->lock);
 	own->rung = false;
@@ -870,6 +873,7 @@ static void pto_core_run(struct pto_core *own)
 	}
 	own->in_worker = true;
 next_core:
+	streak = 0;
 	/*
 	 * A staged unit in our own slot waits for its doorbell like any other;
 	 * a parked one for its barrier.
@@ -948,10 +952,12 @@ next_core:
 		 * Between units: our own core first, then the kick queue in
 		 * order, so that a core that keeps getting units (ours, with
 		 * placement on the finishing core) cannot starve the queued
-		 * ones. This core goes to the back of the queue.
+		 * ones: after PTO_YIELD_UNITS in a row this core goes to the
+		 * back of the queue.
 		 */
 		if ((core != own && pto_own_has_work(own)) ||
-		    (!adopt && !list_empty(&s->kickq)))
+		    (!adopt && !list_empty(&s->kickq) &&
+		     ++streak >= PTO_YIELD_UNITS))
 			break;
 		continue;
 parked:
