@@ -33,9 +33,20 @@
 #define B_WIDTH 8
 #define B_RUNS 3
 
-/* Unfairness allowed: B under load <= FACTOR x alone + SLACK (+ timeouts). */
+/*
+ * Unfairness allowed: B under load <= FACTOR x alone + SLACK + what B must
+ * wait for at each level of its graph, as no unit is ever preempted:
+ * flood, its units' turn on the CPUs (a level's unit waits in a pending
+ * slot behind one of A's, then in the kick queue behind about AIVs / CPUs
+ * of A's units: FLOOD_TURNS x that x A's task alone per level); hang,
+ * HANG_TURNS timeouts per level (a pending slot behind a hung unit).
+ * A FIFO scheduler would make B wait for A's whole backlog instead: A_SQ
+ * x 4 blocks / 48 AIVs, some 170 of A's units per level.
+ */
 #define FAIR_FACTOR 10
 #define FAIR_SLACK_MS 3000
+#define FLOOD_TURNS 2
+#define HANG_TURNS 2
 
 /* The hang test's device timeout: how long each of A's tasks holds its clusters. */
 #define HANG_TIMEOUT_MS 1000
@@ -45,11 +56,11 @@
 /* One run of B's graph, however slow: far below the deadlines below. */
 #define RUN_TIMEOUT_NS PTO_TEST_SEC(20)
 /* A's first doorbell (2048 tasks submitted). */
-#define FLOODER_READY_MS 90000
+#define FLOODER_READY_MS 60000
 /* The whole measurement; then the test process restores timeout_ms. */
-#define MEASURE_DEADLINE_NS PTO_TEST_SEC(100)
+#define MEASURE_DEADLINE_NS PTO_TEST_SEC(110)
 /* The harness's timeout of each test: only if the test process itself hangs. */
-#define FAIR_TEST_TIMEOUT 130
+#define FAIR_TEST_TIMEOUT 140
 
 /* What the measuring child reports (shared memory: the fixture). */
 struct fair_result {
@@ -58,6 +69,7 @@ struct fair_result {
 	int64_t alone, loaded;	/* medians, ns */
 	int64_t loaded_span;	/* ns from A's first doorbell to the end of B's runs */
 	int64_t a_setup;	/* ns from A's fork to its first doorbell's return */
+	int64_t a_task;		/* flood: one of A's tasks alone, ns */
 	uint64_t timeouts;	/* device TIMEOUTs over that span */
 };
 
@@ -213,8 +225,9 @@ static int b_median(struct bside *b, int64_t *median, char *why, size_t len)
  * never pushes: neither side ever ends on its own (a side that ended
  * would end the other's wait at once, -EPIPE), so each block holds a
  * whole cluster, its three threads asleep in the ring wait, until the
- * device timeout. Says 'R' after the first doorbell, then resubmits for
- * ever. Dies with its parent.
+ * device timeout. Without @hang, first times one task alone. Says 'R' and
+ * that time after the first doorbell, then resubmits for ever. Dies with
+ * its parent.
  */
 static void flooder(int to_parent, bool hang, uint32_t blocks, int64_t spin)
 {
@@ -224,6 +237,7 @@ static void flooder(int to_parent, bool hang, uint32_t blocks, int64_t spin)
 	struct pto_cqe cqes[256];
 	struct pto_kb *kb;
 	char err[256], msg = 'E';
+	int64_t one = 0, t0;
 	bool told = false;
 	int t;
 
@@ -257,6 +271,21 @@ static void flooder(int to_parent, bool hang, uint32_t blocks, int64_t spin)
 		if (!kc)
 			goto fail;
 	}
+	if (!hang) {
+		uint32_t consumed = 0;
+
+		t0 = pto_test_now_ns();
+		if (pto_queue_push_task(q, &(struct pto_task_desc){
+			.kernel_aiv = k, .block_num = blocks }) ||
+		    pto_queue_doorbell(q, 0, 0, &consumed, NULL) || consumed != 1)
+			goto fail;
+		while (!pto_queue_reap(q, cqes, 1)) {
+			if (pto_test_now_ns() - t0 > RUN_TIMEOUT_NS)
+				goto fail;
+			pto_queue_wait(q, pto_time_ns() + PTO_TEST_MSEC(50));
+		}
+		one = pto_test_now_ns() - t0;
+	}
 	for (;;) {
 		uint32_t consumed = 0;
 
@@ -267,7 +296,8 @@ static void flooder(int to_parent, bool hang, uint32_t blocks, int64_t spin)
 			goto fail;
 		if (!told) {
 			msg = 'R';
-			if (write(to_parent, &msg, 1) != 1)
+			if (write(to_parent, &msg, 1) != 1 ||
+			    write(to_parent, &one, sizeof(one)) != sizeof(one))
 				_exit(2);
 			told = true;
 		}
@@ -352,6 +382,8 @@ static int measure_child(struct fair_result *r, bool hang, uint32_t blocks,
 		       FLOODER_READY_MS);
 	if (read(to_parent[0], &msg, 1) != 1 || msg != 'R')
 		M_FAIL(r, -EIO, "A's setup failed");
+	if (read(to_parent[0], &r->a_task, sizeof(r->a_task)) != sizeof(r->a_task))
+		M_FAIL(r, -EIO, "A's time alone");
 	r->a_setup = pto_test_now_ns() - t0;
 	t0 = pto_test_now_ns();
 	ret = query_timeouts(mon, &to0);
@@ -376,9 +408,11 @@ out:
 }
 
 static void measure(struct __test_metadata *_metadata, FIXTURE_DATA(fair) *self,
-		    const char *what, bool hang, uint32_t blocks, int64_t spin,
-		    int64_t extra_ms)
+		    const char *what, bool hang, uint32_t blocks, int64_t spin)
 {
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	struct pto_device *dev;
+	int64_t per_level;
 	struct fair_result *r = &self->res;
 	int64_t end, bound;
 	int status = 0;
@@ -413,13 +447,21 @@ static void measure(struct __test_metadata *_metadata, FIXTURE_DATA(fair) *self,
 	ASSERT_EQ(0, r->ret) TH_LOG("%s: %s (%d)", what, r->why, r->ret);
 	ASSERT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
 
-	bound = FAIR_FACTOR * r->alone + PTO_TEST_MSEC(FAIR_SLACK_MS + extra_ms);
-	TH_LOG("%s: B alone %lld ms, under A %lld ms, ratio %.1f (bound %lld ms); %llu device timeouts in %lld ms under A; A's setup %lld ms",
+	ASSERT_EQ(0, pto_test_dev_open(&dev));
+	if (hang)
+		per_level = HANG_TURNS * PTO_TEST_MSEC(HANG_TIMEOUT_MS);
+	else
+		per_level = FLOOD_TURNS * r->a_task *
+			    ((pto_available_aiv_count(dev) + cpus - 1) / cpus);
+	bound = FAIR_FACTOR * r->alone + PTO_TEST_MSEC(FAIR_SLACK_MS) +
+		(B_LEVELS + 1) * per_level;
+	TH_LOG("%s: B alone %lld ms, under A %lld ms, ratio %.1f (bound %lld ms); %llu device timeouts in %lld ms under A; A's setup %lld ms, one task alone %lld ms",
 	       what, (long long)r->alone / 1000000, (long long)r->loaded / 1000000,
 	       (double)r->loaded / (double)r->alone, (long long)bound / 1000000,
 	       (unsigned long long)r->timeouts,
 	       (long long)r->loaded_span / 1000000,
-	       (long long)r->a_setup / 1000000);
+	       (long long)r->a_setup / 1000000,
+	       (long long)r->a_task / 1000000);
 	printf("# fairness: %s: B alone %lld ms, under A %lld ms, ratio %.1f\n",
 	       what, (long long)r->alone / 1000000, (long long)r->loaded / 1000000,
 	       (double)r->loaded / (double)r->alone);
@@ -430,22 +472,20 @@ static void measure(struct __test_metadata *_metadata, FIXTURE_DATA(fair) *self,
 		 * one per cluster and timeout (tasks that ended at once
 		 * would time out by the thousand).
 		 */
-		struct pto_device *dev;
-		uint64_t most;
+		uint64_t most = (uint64_t)(r->loaded_span /
+					   PTO_TEST_MSEC(HANG_TIMEOUT_MS) + 1) *
+				pto_available_cluster_count(dev);
 
-		ASSERT_EQ(0, pto_test_dev_open(&dev));
-		most = (uint64_t)(r->loaded_span / PTO_TEST_MSEC(HANG_TIMEOUT_MS) + 1) *
-		       pto_available_cluster_count(dev);
-		pto_device_close(dev);
 		EXPECT_LE(1ULL, r->timeouts);
 		EXPECT_GE(most, r->timeouts);
 	}
+	pto_device_close(dev);
 }
 
 TEST_F_TIMEOUT(fair, flooding_process_does_not_starve_another, FAIR_TEST_TIMEOUT)
 {
 	/* 4-block tasks of 20,000 iterations, A_SQ deep. */
-	measure(_metadata, self, "flood", false, 4, 20, 0);
+	measure(_metadata, self, "flood", false, 4, 20);
 }
 
 TEST_F_TIMEOUT(fair, hanging_process_does_not_starve_another, FAIR_TEST_TIMEOUT)
@@ -455,8 +495,7 @@ TEST_F_TIMEOUT(fair, hanging_process_does_not_starve_another, FAIR_TEST_TIMEOUT)
 	 * wait in a pending slot behind a hung one at each level of its
 	 * graph.
 	 */
-	measure(_metadata, self, "hang", true, 4, 0,
-		(int64_t)(B_LEVELS + 2) * 2 * HANG_TIMEOUT_MS);
+	measure(_metadata, self, "hang", true, 4, 0);
 }
 
 /* ------------------------------------------------------------------ names */
