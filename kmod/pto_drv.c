@@ -223,7 +223,8 @@ static int pto_open(struct drm_device *drm, struct drm_file *file)
 	struct pto_file *pfile;
 	u32 i;
 
-	pfile = kvzalloc(sizeof(*pfile), GFP_KERNEL);
+	/* Over a page (the task hashes): a failure is open()'s -ENOMEM. */
+	pfile = kvzalloc(sizeof(*pfile), GFP_KERNEL | __GFP_NOWARN);
 	if (!pfile)
 		return -ENOMEM;
 	pfile->gm = pto_gm_account_alloc();

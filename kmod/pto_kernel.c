@@ -662,7 +662,9 @@ VISIBLE_IF_KUNIT int pto_verify(const struct pto_topology *topo, u32 core_type,
 		return pto_vfail(&v, num_insns - 1, DRM_PTO_NPU_VERIFY_NO_END,
 				 "the last instruction must be END");
 
-	loop_of = kvmalloc_array(num_insns, sizeof(*loop_of), GFP_KERNEL);
+	/* A failure is the caller's -ENOMEM, not a kernel warning. */
+	loop_of = kvmalloc_array(num_insns, sizeof(*loop_of),
+				 GFP_KERNEL | __GFP_NOWARN);
 	if (!loop_of)
 		return -ENOMEM;
 	ret = pto_verify_control(&v, loop_of);
@@ -748,8 +750,11 @@ int pto_ioctl_kernel_create(struct drm_device *drm, void *data,
 	kref_init(&k->ref);
 	k->num_insns = args->num_insns;
 	/* One spare entry so an empty program reaches the verifier's message. */
-	k->insns = kvmalloc_array(args->num_insns + 1, sizeof(*k->insns), GFP_KERNEL);
-	k->match = kvcalloc(args->num_insns + 1, sizeof(*k->match), GFP_KERNEL);
+	/* A failure is the caller's -ENOMEM, not a kernel warning. */
+	k->insns = kvmalloc_array(args->num_insns + 1, sizeof(*k->insns),
+				  GFP_KERNEL | __GFP_NOWARN);
+	k->match = kvcalloc(args->num_insns + 1, sizeof(*k->match),
+			    GFP_KERNEL | __GFP_NOWARN);
 	if (args->num_tiles)
 		tiles = kcalloc(args->num_tiles, sizeof(*tiles), GFP_KERNEL);
 	if (!k->insns || !k->match || (args->num_tiles && !tiles)) {

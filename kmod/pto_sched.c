@@ -286,7 +286,7 @@ void *pto_task_mem_alloc(size_t size)
 {
 	if (size <= PTO_TASK_SMALL)
 		return kmem_cache_zalloc(pto_task_cache, GFP_KERNEL);
-	return kvzalloc(size, GFP_KERNEL);
+	return kvzalloc(size, GFP_KERNEL | __GFP_NOWARN);
 }
 
 /**
