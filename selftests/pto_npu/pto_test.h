@@ -259,6 +259,34 @@ static inline struct pto_kernel *pto_test_kb_finish(struct pto_kb *kb,
 	return k;
 }
 
+/*
+ * The marking kernel of the lifetime, fault, fairness and soak tests:
+ * out[0, arg0] = arg1 (an I64 tensor argument) after arg2 x @inner
+ * iterations of an add, from every block. NULL if it cannot be built.
+ */
+static inline struct pto_kernel *pto_test_mark_kernel(struct pto_device *dev,
+						      int64_t inner)
+{
+	struct pto_kb *kb;
+	char err[256];
+
+	if (pto_kb_new(dev, PTO_CORE_AIV, &kb))
+		return NULL;
+	pto_kb_arg(kb, 0, 0);
+	pto_kb_arg(kb, 1, 1);
+	pto_kb_arg(kb, 3, 2);
+	pto_kb_ldi(kb, 2, 0);
+	pto_kb_ldi(kb, 6, inner);
+	pto_kb_loop(kb, 4, 3);
+	pto_kb_loop(kb, 7, 6);
+	pto_kb_alui(kb, PTO_ALU_ADD, 5, 5, 1);
+	pto_kb_endloop(kb);
+	pto_kb_endloop(kb);
+	pto_kb_gst(kb, 0, 2, 0, 1);
+	pto_kb_end(kb);
+	return pto_test_kb_finish(kb, err, sizeof(err));
+}
+
 /* A row-major 2-D tensor [rows, cols] with a zero-filled buffer of its own. */
 static inline int pto_test_tensor2d(struct pto_device *dev,
 				    enum pto_dtype dtype, int64_t rows,

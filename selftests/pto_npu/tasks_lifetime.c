@@ -118,27 +118,10 @@ static int wait_released(int fd, const struct drm_pto_npu_memory_info *mem0,
 		TH_LOG("released in %lld ms", (long long)__took / 1000000); \
 } while (0)
 
-/* out[0, arg0] = arg1 after arg2 x 1000 iterations. */
+/* out[0, arg0] = arg1 after arg2 x 1000 iterations (pto_test.h). */
 static struct pto_kernel *mark_kernel(struct pto_device *dev)
 {
-	struct pto_kb *kb;
-	char err[256];
-
-	if (pto_kb_new(dev, PTO_CORE_AIV, &kb))
-		return NULL;
-	pto_kb_arg(kb, 0, 0);
-	pto_kb_arg(kb, 1, 1);
-	pto_kb_arg(kb, 3, 2);
-	pto_kb_ldi(kb, 2, 0);
-	pto_kb_ldi(kb, 6, 1000);
-	pto_kb_loop(kb, 4, 3);
-	pto_kb_loop(kb, 7, 6);
-	pto_kb_alui(kb, PTO_ALU_ADD, 5, 5, 1);
-	pto_kb_endloop(kb);
-	pto_kb_endloop(kb);
-	pto_kb_gst(kb, 0, 2, 0, 1);
-	pto_kb_end(kb);
-	return pto_test_kb_finish(kb, err, sizeof(err));
+	return pto_test_mark_kernel(dev, 1000);
 }
 
 /* A short graph on a fresh context: the device still works. */
