@@ -583,6 +583,15 @@ static void pto_sched_dispatch(struct pto_sched *s, struct pto_core *self)
 			if (!pto_has_slot(s, task, self))
 				break;
 			pto_place(s, task, self, &now);
+			/*
+			 * A SYNC_START task takes all its cores in one pass:
+			 * another context's task taking one in between could
+			 * leave it half placed, its units waiting at their
+			 * barrier for cores that never come free together.
+			 */
+			if ((task->flags & DRM_PTO_NPU_TASK_F_SYNC_START) &&
+			    task->state == PTO_TASK_READY)
+				continue;
 			/* The next placement goes to the next context. */
 			if (!list_empty(&ctx->ready_link[ti]))
 				list_move_tail(&ctx->ready_link[ti], &s->ready[ti]);
