@@ -82,7 +82,71 @@ static float pto_expf(float xf)
 	return (float)(p * scale);
 }
 
-static float pto_bin(u32 op, float a, float b)
+/*
+ * Four lanes at a time: one SIMD instruction per four elements (under an
+ * emulator, one helper call instead of four). Lanes are loaded and stored
+ * with memcpy, so tiles need no alignment; every lane's arithmetic is the
+ * scalar IEEE operation, so results are the same bits as the scalar loop.
+ */
+/* A type, spelled as a macro: kernel style has no new typedefs. */
+#define pto_v4f float __attribute__((vector_size(16)))
+typedef s32 pto_v4i __attribute__((vector_size(16)));
+
+#define PTO_V4 4
+
+static inline pto_v4f pto_v4_load(const u32 *p)
+{
+	pto_v4f v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static inline pto_v4f pto_v4_splat(float x)
+{
+	const float lanes[PTO_V4] = { x, x, x, x };
+	pto_v4f v;
+
+	memcpy(&v, lanes, sizeof(v));
+	return v;
+}
+
+static inline void pto_v4_store(u32 *p, pto_v4f v)
+{
+	memcpy(p, &v, sizeof(v));
+}
+
+/* a > b ? a : b per lane (x86 MAXPS semantics: NaN and ±0 give b). */
+static inline pto_v4f pto_v4_select(pto_v4i take_a, pto_v4f a, pto_v4f b)
+{
+	pto_v4i ai, bi;
+
+	memcpy(&ai, &a, sizeof(ai));
+	memcpy(&bi, &b, sizeof(bi));
+	ai = (ai & take_a) | (bi & ~take_a);
+	memcpy(&a, &ai, sizeof(a));
+	return a;
+}
+
+static inline pto_v4f pto_v4_bin(u32 op, pto_v4f a, pto_v4f b)
+{
+	switch (op) {
+	case PTO_TBIN_ADD:
+		return a + b;
+	case PTO_TBIN_SUB:
+		return a - b;
+	case PTO_TBIN_MUL:
+		return a * b;
+	case PTO_TBIN_DIV:
+		return a / b;
+	case PTO_TBIN_MAX:
+		return pto_v4_select(a > b, a, b);
+	default:
+		return pto_v4_select(a < b, a, b);
+	}
+}
+
+static inline float pto_bin(u32 op, float a, float b)
 {
 	switch (op) {
 	case PTO_TBIN_ADD:
@@ -95,38 +159,79 @@ static float pto_bin(u32 op, float a, float b)
 		return a / b;
 	case PTO_TBIN_MAX:
 		return a > b ? a : b;
-	case PTO_TBIN_MIN:
+	default:
 		return a < b ? a : b;
 	}
-	return 0.0f;
+}
+
+/*
+ * dst[i] = a[i] op (b ? b[i] : s). @op is a compile-time constant in each
+ * caller below, so the switch is resolved outside the element loop.
+ */
+static __always_inline void pto_bin_chunk(u32 op, u32 *dst, const u32 *a,
+					  const u32 *b, u32 s, size_t i,
+					  size_t end)
+{
+	pto_v4f sv = pto_v4_splat(pto_f(s));
+
+	for (; i + PTO_V4 <= end; i += PTO_V4)
+		pto_v4_store(dst + i, pto_v4_bin(op, pto_v4_load(a + i),
+						 b ? pto_v4_load(b + i) : sv));
+	for (; i < end; i++)
+		dst[i] = pto_bits(pto_bin(op, pto_f(a[i]),
+					  pto_f(b ? b[i] : s)));
+}
+
+static void pto_bin_range(u32 op, u32 *dst, const u32 *a, const u32 *b,
+			  u32 s, size_t i, size_t end)
+{
+	switch (op) {
+	case PTO_TBIN_ADD:
+		pto_bin_chunk(PTO_TBIN_ADD, dst, a, b, s, i, end);
+		break;
+	case PTO_TBIN_SUB:
+		pto_bin_chunk(PTO_TBIN_SUB, dst, a, b, s, i, end);
+		break;
+	case PTO_TBIN_MUL:
+		pto_bin_chunk(PTO_TBIN_MUL, dst, a, b, s, i, end);
+		break;
+	case PTO_TBIN_DIV:
+		pto_bin_chunk(PTO_TBIN_DIV, dst, a, b, s, i, end);
+		break;
+	case PTO_TBIN_MAX:
+		pto_bin_chunk(PTO_TBIN_MAX, dst, a, b, s, i, end);
+		break;
+	case PTO_TBIN_MIN:
+		pto_bin_chunk(PTO_TBIN_MIN, dst, a, b, s, i, end);
+		break;
+	default:
+		memset(dst + i, 0, (end - i) * sizeof(*dst));
+		break;
+	}
+}
+
+static void pto_fp_bin(u32 op, u32 *dst, const u32 *a, const u32 *b, u32 s,
+		       size_t n)
+{
+	size_t i, end;
+
+	for (i = 0; i < n; i = end) {
+		end = min(n, i + PTO_FP_CHUNK);
+		kernel_fpu_begin();
+		pto_bin_range(op, dst, a, b, s, i, end);
+		kernel_fpu_end();
+		cond_resched();
+	}
 }
 
 void pto_fp_tbin(u32 op, u32 *dst, const u32 *a, const u32 *b, size_t n)
 {
-	size_t i, end;
-
-	for (i = 0; i < n; i = end) {
-		end = min(n, i + PTO_FP_CHUNK);
-		kernel_fpu_begin();
-		for (; i < end; i++)
-			dst[i] = pto_bits(pto_bin(op, pto_f(a[i]), pto_f(b[i])));
-		kernel_fpu_end();
-		cond_resched();
-	}
+	pto_fp_bin(op, dst, a, b, 0, n);
 }
 
 void pto_fp_tbins(u32 op, u32 *dst, const u32 *a, u32 s, size_t n)
 {
-	size_t i, end;
-
-	for (i = 0; i < n; i = end) {
-		end = min(n, i + PTO_FP_CHUNK);
-		kernel_fpu_begin();
-		for (; i < end; i++)
-			dst[i] = pto_bits(pto_bin(op, pto_f(a[i]), pto_f(s)));
-		kernel_fpu_end();
-		cond_resched();
-	}
+	pto_fp_bin(op, dst, a, NULL, s, n);
 }
 
 static float pto_unary(u32 op, float x)
@@ -183,7 +288,11 @@ void pto_fp_rowred(u32 op, u32 *dst, const u32 *a, u32 rows, u32 cols)
 	}
 }
 
-/* Rows m0..m1-1 of C (m x n) = A (m x k) x B (k x n), row-major. */
+/*
+ * Rows m0..m1-1 of C (m x n) = A (m x k) x B (k x n), row-major. i-l-j
+ * order: B and C rows stream, A[i][l] stays in a register, four columns
+ * of C at a time. Each C element still sums its products in l order.
+ */
 void pto_fp_matmul_rows(u32 *c, const u32 *a, const u32 *b, u32 m0, u32 m1,
 			u32 k, u32 n, bool acc)
 {
@@ -191,18 +300,22 @@ void pto_fp_matmul_rows(u32 *c, const u32 *a, const u32 *b, u32 m0, u32 m1,
 
 	kernel_fpu_begin();
 	for (i = m0; i < m1; i++) {
-		float *crow = (float *)(c + (size_t)i * n);
-		const float *arow = (const float *)(a + (size_t)i * k);
+		u32 *crow = c + (size_t)i * n;
+		const u32 *arow = a + (size_t)i * k;
 
 		if (!acc)
 			memset(crow, 0, sizeof(*crow) * n);
-		/* i-l-j order: B and C rows stream, A[i][l] stays in a register. */
 		for (l = 0; l < k; l++) {
-			const float *brow = (const float *)(b + (size_t)l * n);
-			float av = arow[l];
+			const u32 *brow = b + (size_t)l * n;
+			float av = pto_f(arow[l]);
+			pto_v4f av4 = pto_v4_splat(av);
 
-			for (j = 0; j < n; j++)
-				crow[j] += av * brow[j];
+			for (j = 0; j + PTO_V4 <= n; j += PTO_V4)
+				pto_v4_store(crow + j, pto_v4_load(crow + j) +
+					     av4 * pto_v4_load(brow + j));
+			for (; j < n; j++)
+				crow[j] = pto_bits(pto_f(crow[j]) +
+						   av * pto_f(brow[j]));
 		}
 	}
 	kernel_fpu_end();
