@@ -33,8 +33,12 @@ BENCH_KCONFIG := $(VMDIR)/bench.config
 # shared 2-CPU host a vCPU is often descheduled while it holds a spinlock
 # the other vCPU spins on, which swamps what the rows measure (IQRs of
 # 10-1000x). One vCPU gives repeatable figures (IQRs of a few percent);
-# BENCH_SMP=2 shows the SMP behaviour, noise included.
+# BENCH_SMP=2 shows the SMP behaviour, noise included. Row 4 (a mixed
+# kernel's cube and vector halves overlapping) needs cores running in
+# parallel: it runs in a second boot with BENCH_SMP_PAR vCPUs
+# (tools/bench/run.sh).
 BENCH_SMP ?= 1
+BENCH_SMP_PAR ?= 2
 # Debian's python3 (python3-matplotlib draws the chart), else the one in PATH.
 BENCH_PY := $(shell [ -x /usr/bin/python3 ] && echo /usr/bin/python3 || echo python3)
 # Arguments of pto-bench in the VM, comma separated (e.g. BENCH_ARGS=-r,5,-R,1,2).
@@ -163,9 +167,8 @@ bench: deps
 	@$(VMDIR)/build-kernel.sh $(BENCH_KCONFIG) >/dev/null
 	@$(MAKE) -s $(LIBPTO_SO) $(BUILD)/bench/pto-bench
 	@$(MAKE) -s bench-module
-	@$(VMDIR)/vm.sh --mode bench$(if $(BENCH_ARGS),:$(BENCH_ARGS)) --build $(BUILD) --config $(BENCH_KCONFIG) \
-		--smp $(BENCH_SMP) --timeout 1200 --log $(BUILD)/vm/bench.log
-	@$(BENCH_PY) tools/bench/report.py --out $(BUILD)/bench $(BUILD)/vm/bench.log
+	@BENCH_SMP=$(BENCH_SMP) BENCH_SMP_PAR=$(BENCH_SMP_PAR) BENCH_PY=$(BENCH_PY) \
+		tools/bench/run.sh $(BUILD) $(BENCH_KCONFIG) "$(BENCH_ARGS)"
 
 # make bench-perf BENCH_ARGS=-R,1: the bench under perf in the VM; the
 # profile (kernel and user symbols) is printed into build/vm/bench-perf.log.

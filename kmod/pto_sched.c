@@ -668,6 +668,14 @@ static void pto_count_retire(struct pto_device *pdev, struct pto_task *task)
 			 task->detail);
 }
 
+static void pto_failed_drop(struct pto_file *ctx, struct pto_failed *f)
+{
+	hash_del(&f->node);
+	list_del(&f->link);
+	ctx->nfailed--;
+	kmem_cache_free(pto_failed_cache, f);
+}
+
 /*
  * Remember a failed id for dependents that arrive later, in the record
  * allocated at intake. Past PTO_MAX_FAILED_REMEMBERED the oldest failure
@@ -683,13 +691,9 @@ static void pto_remember_failed(struct pto_file *ctx, struct pto_task *task)
 	f->status = task->status;
 	hash_add(ctx->failed, &f->node, f->id);
 	list_add_tail(&f->link, &ctx->failed_fifo);
-	if (++ctx->nfailed <= PTO_MAX_FAILED_REMEMBERED)
-		return;
-	f = list_first_entry(&ctx->failed_fifo, struct pto_failed, link);
-	hash_del(&f->node);
-	list_del(&f->link);
-	ctx->nfailed--;
-	kmem_cache_free(pto_failed_cache, f);
+	if (++ctx->nfailed > PTO_MAX_FAILED_REMEMBERED)
+		pto_failed_drop(ctx, list_first_entry(&ctx->failed_fifo,
+						      struct pto_failed, link));
 }
 
 static struct pto_task *pto_find_task(struct pto_file *ctx, u64 id)
@@ -720,12 +724,8 @@ void pto_sched_forget_failed(struct pto_file *ctx)
 {
 	struct pto_failed *f, *tmp;
 
-	list_for_each_entry_safe(f, tmp, &ctx->failed_fifo, link) {
-		hash_del(&f->node);
-		list_del(&f->link);
-		kmem_cache_free(pto_failed_cache, f);
-	}
-	ctx->nfailed = 0;
+	list_for_each_entry_safe(f, tmp, &ctx->failed_fifo, link)
+		pto_failed_drop(ctx, f);
 }
 
 /* Signal a completed task's doorbell fence and post its CQEs (or hold them). */

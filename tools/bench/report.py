@@ -9,6 +9,10 @@ pto-bench (tools/bench/pto-bench.c) prints, inside the VM,
 and the VM's /init adds "=== PTO-BENCH-RC rc=<rc>". This script extracts
 them, prints the table, and writes OUT/report.json and OUT/ratios.png.
 
+`make bench` boots the VM twice (pto-bench -P 1 and -P 2: the rows measured
+on one vCPU, then the rows that need cores running in parallel); each log
+given is one pass, and every row records the vCPUs it ran on.
+
 Exit status: 0 when the benchmark ran (a missed target is not a failure);
 1 when it broke: no rows, a row with status "error", pto-bench not reaching
 its end, a VM timeout, or a malformed row.
@@ -106,20 +110,23 @@ def met_str(row):
     return 'n/a' if met is None else 'MET' if met else 'MISSED'
 
 
-def print_table(rows, info):
-    if info:
-        print('bench: %s, %s vCPUs, %s clusters (%s AIC, %s AIV), %s repetitions%s' % (
+def print_table(rows, infos):
+    for info in infos:
+        print('bench: %s, %s vCPUs, %s clusters (%s AIC, %s AIV), %s repetitions%s%s' % (
             info.get('kernel'), fmt(info.get('cpus')), fmt(info.get('clusters')),
             fmt(info.get('aic')), fmt(info.get('aiv')), fmt(info.get('reps')),
-            ', quick' if info.get('quick') else ''))
+            ', quick' if info.get('quick') else '',
+            ': rows %s' % ' '.join(info['rows_run']) if info.get('rows_run') else ''))
+    if infos:
         print('figures: median [interquartile range] over the repetitions; ratio a/b: '
               'median [IQR] of the per-repetition ratios (min and max in report.json)')
-    head = ('row', 'what', 'a', 'b', 'ratio a/b', 'target', 'result')
+    head = ('row', 'vCPUs', 'what', 'a', 'b', 'ratio a/b', 'target', 'result')
     table = [head]
     for r in rows:
         a, b, ra = r.get('a', {}), r.get('b', {}), r.get('ratio', {})
         table.append((
             r.get('row', '?'),
+            fmt(r.get('vcpus')),
             r.get('title', ''),
             '%s: %s' % (a.get('label', 'a'), figure(a)),
             '%s: %s' % (b.get('label', 'b'), figure(b)),
@@ -208,53 +215,73 @@ def write_chart(rows, path):
     return True
 
 
+def row_order(r):
+    """'3.48' -> (3, 48, ''), '4b' -> (4, 0, 'b'): the table's order."""
+    m = re.match(r'(\d+)(?:\.(\d+))?(.*)$', str(r.get('row', '')))
+    if not m:
+        return (1 << 30, 0, str(r.get('row')))
+    return (int(m.group(1)), int(m.group(2) or 0), m.group(3))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument('log', help='console log of the bench VM (build/vm/bench.log)')
+    ap.add_argument('logs', nargs='+', metavar='log',
+                    help='console log of a bench VM pass (build/vm/bench.log, bench-par.log)')
     ap.add_argument('--out', default='build/bench', help='directory for report.json and ratios.png')
     ap.add_argument('-v', '--verbose', action='store_true', help='print every row\'s breakdown')
     args = ap.parse_args()
 
-    try:
-        res = parse_log(args.log)
-    except OSError as e:
-        print('bench: cannot read %s: %s' % (args.log, e), file=sys.stderr)
-        return 1
-    rows = res['rows']
-    broken = list(res['problems'])
-    if not res['begun']:
-        broken.append('the VM never started the benchmark (see %s)' % args.log)
-    if res['timeout']:
-        broken.append('the VM timed out')
-    if res['rc'] is None and res['begun']:
-        broken.append('pto-bench did not finish (crash or timeout; see %s)' % args.log)
-    elif res['rc'] not in (None, '0'):
-        broken.append('pto-bench exited with rc=%s' % res['rc'])
-    if res['begun'] and res['end'] is None:
-        broken.append('pto-bench did not reach its end')
+    rows, infos, broken, trace = [], [], [], None
+    for log in args.logs:
+        try:
+            res = parse_log(log)
+        except OSError as e:
+            print('bench: cannot read %s: %s' % (log, e), file=sys.stderr)
+            return 1
+        broken += ['%s: %s' % (log, p) for p in res['problems']]
+        if not res['begun']:
+            broken.append('the VM never started the benchmark (see %s)' % log)
+        if res['timeout']:
+            broken.append('the VM timed out (%s)' % log)
+        if res['rc'] is None and res['begun']:
+            broken.append('pto-bench did not finish (crash or timeout; see %s)' % log)
+        elif res['rc'] not in (None, '0'):
+            broken.append('pto-bench exited with rc=%s (%s)' % (res['rc'], log))
+        if res['begun'] and res['end'] is None:
+            broken.append('pto-bench did not reach its end (%s)' % log)
+        info = res['info'] or {}
+        for r in res['rows']:
+            r['vcpus'] = info.get('cpus')
+        if res['info']:
+            info['rows_run'] = [str(r.get('row')) for r in res['rows']]
+            infos.append(info)
+        rows += res['rows']
+        trace = trace or res['trace']
+    rows.sort(key=row_order)
     errs = [r.get('row') for r in rows if r.get('status') == 'error']
     if errs:
         broken.append('rows with errors: %s' % ', '.join(map(str, errs)))
     if not rows:
         broken.append('no rows in the log')
 
-    print_table(rows, res['info'])
+    print_table(rows, infos)
     if args.verbose:
         for r in rows:
             print('row %s breakdown:' % r.get('row'))
             for k, v in (r.get('breakdown') or {}).items():
                 print('    %-45s %s' % (k, fmt(v)))
-    if res['trace']:
+    if trace:
         print('tracepoints (median us between events of one empty task):')
-        for k, v in res['trace'].items():
+        for k, v in trace.items():
             if k != 'what':
                 print('    %-35s %s' % (k, fmt(v)))
 
     os.makedirs(args.out, exist_ok=True)
     report = {
-        'info': res['info'],
+        'info': infos[0] if infos else None,
+        'passes': infos,
         'rows': rows,
-        'trace': res['trace'],
+        'trace': trace,
         'complete': not broken,
         'problems': broken,
         'summary': {
