@@ -425,9 +425,8 @@ static void pto_try_stage(struct pto_sched *s, struct pto_task *c)
  * it can, so the first consumer unit starts without even a wake-up.
  */
 static void pto_doorbell(struct pto_sched *s, struct pto_task *task,
-			 struct pto_core **adopt)
+			 struct pto_core **adopt, u64 *now)
 {
-	u64 now = 0;
 	u32 u;
 
 	/* Staged units are placed units: each record names its core. */
@@ -445,7 +444,7 @@ static void pto_doorbell(struct pto_sched *s, struct pto_task *task,
 		core->staged = false;
 		s->no_preload[core->type == PTO_CORE_AIC] = false;
 		task->staged_units--;
-		task->blocks[u].ts[PTO_TS_DISPATCH] = pto_pass_ns(&now);
+		task->blocks[u].ts[PTO_TS_DISPATCH] = pto_pass_ns(now);
 		pto_count(core->pdev, doorbells);
 		trace_pto_doorbell(core->pdev->index, task->ctx->uid, task->id,
 				   u, core->type, core->index, 0);
@@ -548,7 +547,7 @@ static bool pto_has_slot(struct pto_sched *s, const struct pto_task *task,
 
 static void pto_complete(struct pto_sched *s, struct pto_task *first,
 			 struct list_head *freeable, struct pto_core **adopt,
-			 struct list_head *post);
+			 struct list_head *post, u64 now);
 static void pto_try_stage(struct pto_sched *s, struct pto_task *c);
 
 /* A task stopped before all its blocks were placed. */
@@ -610,7 +609,8 @@ static bool pto_predicate_true(const struct pto_task *task)
 }
 
 static void pto_make_ready(struct pto_sched *s, struct pto_task *task,
-			   struct list_head *work, struct pto_core **adopt)
+			   struct list_head *work, struct pto_core **adopt,
+			   u64 *now)
 {
 	if (task->ctx->dead && task->status == DRM_PTO_NPU_STATUS_OK)
 		task->status = DRM_PTO_NPU_STATUS_CANCELLED;
@@ -625,14 +625,14 @@ static void pto_make_ready(struct pto_sched *s, struct pto_task *task,
 			/* Staged units run cancelled; the last one completes it. */
 			atomic_set(&task->cancel, 1);
 			task->state = PTO_TASK_PLACED;
-			pto_doorbell(s, task, NULL);
+			pto_doorbell(s, task, NULL, now);
 			return;
 		}
 		/* Never runs: retire it through the completion loop. */
 		list_add_tail(&task->ready_link, work);
 		return;
 	}
-	pto_doorbell(s, task, adopt);
+	pto_doorbell(s, task, adopt, now);
 	if (task->next_block == task->block_num) {
 		task->state = PTO_TASK_PLACED;
 		return;
@@ -756,7 +756,7 @@ static void pto_post_list(struct list_head *post, struct list_head *freeable)
  */
 static void pto_complete(struct pto_sched *s, struct pto_task *first,
 			 struct list_head *freeable, struct pto_core **adopt,
-			 struct list_head *post)
+			 struct list_head *post, u64 now)
 {
 	LIST_HEAD(work);
 
@@ -773,7 +773,8 @@ static void pto_complete(struct pto_sched *s, struct pto_task *first,
 
 		list_del_init(&task->ready_link);
 		task->state = PTO_TASK_DONE;
-		task->ts_retire = ktime_get_ns();
+		/* One clock read per pass (@now: the caller's, if it has one). */
+		task->ts_retire = pto_pass_ns(&now);
 		pto_count_retire(ctx->pdev, task);
 		hash_del(&task->hnode);
 		list_del_init(&task->park_link);
@@ -787,7 +788,7 @@ static void pto_complete(struct pto_sched *s, struct pto_task *first,
 			if (failed)
 				c->dep_failed = true;
 			if (!--c->fanin)
-				pto_make_ready(s, c, &work, adopt);
+				pto_make_ready(s, c, &work, adopt, &now);
 			else
 				pto_try_stage(s, c);
 		}
@@ -845,7 +846,8 @@ static void pto_block_done(struct pto_sched *s, struct pto_core *core,
 	}
 
 	if (!task->blocks_out && task->state == PTO_TASK_PLACED)
-		pto_complete(s, task, freeable, adopt, post);
+		pto_complete(s, task, freeable, adopt, post,
+			     task->blocks[unit].ts[PTO_TS_FINISH]);
 	pto_sched_dispatch(s, core);
 }
 
@@ -1068,10 +1070,12 @@ void pto_sched_add(struct pto_device *pdev, struct pto_task *task,
 	}
 	task->num_edges = n;
 	if (!task->fanin) {
-		pto_make_ready(s, task, &work, NULL);
+		u64 now = 0;
+
+		pto_make_ready(s, task, &work, NULL, &now);
 		if (!list_empty(&work)) {
 			list_del_init(&task->ready_link);
-			pto_complete(s, task, freeable, NULL, NULL);
+			pto_complete(s, task, freeable, NULL, NULL, now);
 		} else {
 			pto_sched_dispatch(s, NULL);
 		}
@@ -1095,6 +1099,7 @@ void pto_sched_cancel_ctx(struct pto_file *ctx)
 	struct pto_task *task, *tmp;
 	LIST_HEAD(freeable);
 	LIST_HEAD(stop);
+	u64 now = 0;
 
 	spin_lock(&s->lock);
 	ctx->dead = true;
@@ -1102,7 +1107,7 @@ void pto_sched_cancel_ctx(struct pto_file *ctx)
 		atomic_set(&task->cancel, 1);
 		wake_up_all(&task->xwait);
 		pto_barrier_release_task(s, task, DRM_PTO_NPU_STATUS_CANCELLED);
-		pto_doorbell(s, task, NULL);
+		pto_doorbell(s, task, NULL, &now);
 		if (task->state == PTO_TASK_READY) {
 			pto_ready_del(task);
 			task->state = PTO_TASK_PLACED;
@@ -1114,7 +1119,7 @@ void pto_sched_cancel_ctx(struct pto_file *ctx)
 		list_del_init(&task->held_link);
 		if (task->status == DRM_PTO_NPU_STATUS_OK)
 			task->status = DRM_PTO_NPU_STATUS_CANCELLED;
-		pto_complete(s, task, &freeable, NULL, NULL);
+		pto_complete(s, task, &freeable, NULL, NULL, now);
 	}
 	spin_unlock(&s->lock);
 	pto_tasks_free_list(&freeable);
