@@ -16,8 +16,9 @@
  *
  * A unit that has to wait parks (pto_exec.c): its state stays in its
  * core's interpreter state, the core stays occupied, and its thread goes
- * on with other units. No thread sleeps at a barrier, so 48 or 72
- * participants meet on one CPU without a context switch each. The arrival
+ * on with other units (ring waits park the same way, pto_ring.c, and the
+ * watchdog below times them out too). No thread sleeps at a barrier, so
+ * 48 or 72 participants meet on one CPU without a context switch each. The arrival
  * that completes a round makes the parked units runnable
  * (pto_sched_unpark()); so do a failure, a cancel, and the watchdog, which
  * runs every PTO_PARK_POLL_MS while anything is parked: it re-reads SOFT
@@ -40,8 +41,13 @@
 /* Watchdog period while units are parked (and SOFT counters polled). */
 #define PTO_PARK_POLL_MS 2
 
-static void pto_unpark_list(struct pto_sched *s, struct list_head *list,
-			    s32 st)
+/**
+ * pto_unpark_list - release parked units (barrier or ring waits)
+ * @s: scheduler, locked
+ * @list: their cores, by park_link (emptied)
+ * @st: how their waits ended
+ */
+void pto_unpark_list(struct pto_sched *s, struct list_head *list, s32 st)
 {
 	struct pto_core *core, *tmp;
 
@@ -52,8 +58,14 @@ static void pto_unpark_list(struct pto_sched *s, struct list_head *list,
 	}
 }
 
-static void pto_unpark_list_unlocked(struct pto_sched *s,
-				     struct list_head *list, s32 st)
+/**
+ * pto_unpark_list_unlocked - pto_unpark_list() for a caller without the lock
+ * @s: scheduler
+ * @list: the cores, by park_link (emptied)
+ * @st: how their waits ended
+ */
+void pto_unpark_list_unlocked(struct pto_sched *s, struct list_head *list,
+			      s32 st)
 {
 	if (list_empty(list))
 		return;
@@ -201,7 +213,7 @@ s32 pto_barrier_soft(struct pto_task *task, struct pto_core *core,
 }
 
 /**
- * pto_barrier_release_task - end every barrier wait of a task
+ * pto_barrier_release_task - end every barrier and ring wait of a task
  * @s: scheduler, locked
  * @task: the task (cancelled: set before this is called)
  * @st: status the waits end with
@@ -214,6 +226,7 @@ void pto_barrier_release_task(struct pto_sched *s, struct pto_task *task,
 
 	spin_lock(&task->xlock);
 	list_splice_init(&task->bar_waiters, &release);
+	pto_ring_release_task(task, &release);
 	spin_unlock(&task->xlock);
 	spin_lock(&s->soft_lock);
 	list_for_each_entry_safe(core, tmp, &s->soft_waiters, park_link)
@@ -255,11 +268,17 @@ void pto_barrier_watchdog(struct work_struct *work)
 	list_for_each_entry_safe(task, tmp, &s->parked_tasks, park_link) {
 		LIST_HEAD(stalled);
 
+		bool ring_waits;
+
 		spin_lock(&task->xlock);
-		if (list_empty(&task->bar_waiters))
+		/* Ring waits: no change of their block's set for timeout. */
+		ring_waits = pto_ring_scan_stalled(task, now, timeout, &stalled);
+		if (!list_empty(&task->bar_waiters)) {
+			if (pto_stalled(now, task->bar_progress, timeout))
+				list_splice_init(&task->bar_waiters, &stalled);
+		} else if (!ring_waits) {
 			list_del_init(&task->park_link);
-		else if (pto_stalled(now, task->bar_progress, timeout))
-			list_splice_init(&task->bar_waiters, &stalled);
+		}
 		spin_unlock(&task->xlock);
 		pto_unpark_list(s, &stalled, DRM_PTO_NPU_STATUS_TIMEOUT);
 	}

@@ -53,6 +53,7 @@ struct pto_run {
 	struct pto_exec_result *res;
 	u32 pc;
 	bool parked;
+	bool park_ring;
 	u32 park_pc;
 	u64 park_t0;
 };
@@ -440,23 +441,30 @@ static bool pto_tile_op(struct pto_run *r, const struct pto_insn *in)
 		return true;
 	case PTO_OP_MATMUL:
 		return pto_matmul(r, in);
-	case PTO_OP_PUSH:
-	case PTO_OP_POP: {
-		u32 reg = in->op == PTO_OP_PUSH ? in->a : in->dst;
-		const struct pto_tile_layout *t = &r->k->tiles[reg];
-		u64 t0 = ktime_get_ns();
-		s32 st = pto_ring_op(r->task, r->block,
-				     r->core->type == PTO_CORE_AIC, r->part - 1,
-				     in->op == PTO_OP_PUSH, pto_tile(r, reg),
-				     t->rows, t->cols * t->esize, r->deadline);
-
-		/* Waiting is not running: the run-time budget excludes it. */
-		r->deadline += ktime_get_ns() - t0;
-		return st == DRM_PTO_NPU_STATUS_OK ? true :
-		       pto_fault(r, st, (u64)(in - r->k->insns));
-	}
 	}
 	return true;
+}
+
+/*
+ * PUSH or POP. On a full or empty ring the unit parks (pto_ring.c) and,
+ * once released, runs this instruction again.
+ */
+static bool pto_ring(struct pto_run *r, const struct pto_insn *in, u32 pc)
+{
+	u32 reg = in->op == PTO_OP_PUSH ? in->a : in->dst;
+	const struct pto_tile_layout *t = &r->k->tiles[reg];
+	s32 st = pto_ring_op(r->task, r->block, r->core, r->part - 1,
+			     in->op == PTO_OP_PUSH, pto_tile(r, reg), t->rows,
+			     t->cols * t->esize);
+
+	if (st == PTO_STATUS_PARKED) {
+		r->parked = true;
+		r->park_ring = true;
+		r->park_pc = pc;
+		r->park_t0 = ktime_get_ns();
+		return false;
+	}
+	return st == DRM_PTO_NPU_STATUS_OK ? true : pto_fault(r, st, pc);
 }
 
 static s64 pto_sreg(struct pto_run *r, u32 which)
@@ -721,6 +729,17 @@ static void pto_run_program(struct pto_run *r)
 				return;
 			}
 			break;
+		case PTO_OP_PUSH:
+		case PTO_OP_POP:
+			ok = pto_ring(r, in, pc);
+			if (r->parked) {
+				/* Released: the instruction runs again. */
+				r->pc = pc;
+				return;
+			}
+			ok = ok && pto_check(r);
+			steps = 0;
+			break;
 		case PTO_OP_FENCE:
 			/* This core's GM writes before anything it does next. */
 			smp_mb();
@@ -756,10 +775,10 @@ static void pto_hang(struct pto_run *r)
  * @task: the task
  * @unit: block * nparts + part (part 0 of a mixed block is its AIC)
  * @res: out: status and detail
- * @resume: the unit parked at a barrier and has been released with status
- *          @core->park_st: go on from there
+ * @resume: the unit parked (at a barrier or a ring) and has been released
+ *          with status @core->park_st: go on from there
  *
- * Return: true if the unit parked at a barrier (@res is not final).
+ * Return: true if the unit parked (@res is not final).
  */
 bool pto_exec_block(struct pto_core *core, struct pto_task *task, u32 unit,
 		    struct pto_exec_result *res, bool resume)
@@ -771,8 +790,17 @@ bool pto_exec_block(struct pto_core *core, struct pto_task *task, u32 unit,
 		res->status = DRM_PTO_NPU_STATUS_OK;
 		res->detail = 0;
 		r->parked = false;
-		if (!pto_syncall_leave(r, core->park_st, r->park_pc))
+		if (r->park_ring) {
+			r->park_ring = false;
+			/* Waiting is not running: the run-time budget excludes it. */
+			r->deadline += ktime_get_ns() - r->park_t0;
+			if (core->park_st != DRM_PTO_NPU_STATUS_OK) {
+				pto_fault(r, core->park_st, r->park_pc);
+				return false;
+			}
+		} else if (!pto_syncall_leave(r, core->park_st, r->park_pc)) {
 			return false;
+		}
 		pto_run_program(r);
 		return r->parked;
 	}

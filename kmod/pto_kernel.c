@@ -654,9 +654,6 @@ VISIBLE_IF_KUNIT int pto_verify(const struct pto_topology *topo, u32 core_type,
 		ret = pto_verify_insn(&v, pc);
 		if (ret)
 			return ret;
-		/* Barrier waits park (pto_barrier.c); ring waits sleep. */
-		if (insns[pc].op == PTO_OP_PUSH || insns[pc].op == PTO_OP_POP)
-			k->waits = true;
 	}
 	if (insns[num_insns - 1].op != PTO_OP_END)
 		return pto_vfail(&v, num_insns - 1, DRM_PTO_NPU_VERIFY_NO_END,

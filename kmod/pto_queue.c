@@ -314,6 +314,7 @@ static struct pto_task *pto_task_alloc(struct pto_file *ctx,
 	u32 nrings = mix ? nb : 0;
 	struct pto_task *t;
 	size_t size = sizeof(*t);
+	u32 i;
 	u8 *p;
 
 	size += nt * sizeof(struct pto_targ) + ns * sizeof(s64) +
@@ -326,6 +327,8 @@ static struct pto_task *pto_task_alloc(struct pto_file *ctx,
 	t->mem_size = size;
 	p = (u8 *)(t + 1);
 	t->rings = nrings ? (struct pto_xring_set *)p : NULL;
+	for (i = 0; i < nrings; i++)
+		INIT_LIST_HEAD(&t->rings[i].waiters);
 	p += nrings * sizeof(struct pto_xring_set);
 	t->targs = (struct pto_targ *)p;
 	p += nt * sizeof(struct pto_targ);
@@ -341,7 +344,6 @@ static struct pto_task *pto_task_alloc(struct pto_file *ctx,
 	t->nparts = nparts;
 	t->units = nb * nparts;
 	spin_lock_init(&t->xlock);
-	init_waitqueue_head(&t->xwait);
 	INIT_LIST_HEAD(&t->bar_waiters);
 	INIT_LIST_HEAD(&t->park_link);
 	INIT_LIST_HEAD(&t->ready_link);

@@ -11,13 +11,21 @@
  *
  * The try_ functions are the ring's semantics, run under the task's ring
  * lock: -EAGAIN for "full"/"empty, try again", -EPIPE for "can never
- * complete" (the other side has ended). pto_ring_op() waits on -EAGAIN,
- * bounded by the block's deadline and the task's cancel flag.
+ * complete" (the other side has ended).
+ *
+ * A PUSH to a full ring or a POP from an empty one parks, as a barrier
+ * wait does (pto_barrier.c): the unit's state stays with its core, it is
+ * listed on its block's ring set, and its thread goes on with other units.
+ * The next change of the set (a PUSH, a POP, a side ending) makes its
+ * waiters runnable, and each retries its instruction; a cancel releases
+ * them, and the scheduler's watchdog ends waits on a set that has not
+ * moved for timeout_ms. No thread sleeps in a ring wait, so a mixed task's
+ * units can run on any worker thread, and a hand-off between cube and
+ * vector costs no wake-up or context switch.
  *
  * Copyright (C) 2026 pto-npu authors
  */
 
-#include <linux/jiffies.h>
 #include <linux/ktime.h>
 #include <linux/string.h>
 #include <kunit/visibility.h>
@@ -129,84 +137,71 @@ VISIBLE_IF_KUNIT int pto_xring_try_pop(struct pto_xring_set *set, bool to_aic,
 EXPORT_SYMBOL_IF_KUNIT(pto_xring_try_pop);
 
 /**
- * pto_ring_op - PUSH or POP for a running block, waiting as needed
+ * pto_ring_op - PUSH or POP for a running unit
  * @task: the mixed task
  * @block: block index
- * @aic: the caller is the block's AIC (else AIV @part)
+ * @core: the unit's core (the block's AIC, or AIV @part)
  * @part: AIV part
  * @push: PUSH (else POP)
  * @tile: the tile
  * @rows: its rows
  * @row_bytes: bytes per row
- * @deadline: unused (waits end after timeout_ms without progress)
  *
- * Return: DRM_PTO_NPU_STATUS_OK, _TIMEOUT (deadline passed, or the other
- * side ended so the ring can never move) or _CANCELLED.
+ * Return: DRM_PTO_NPU_STATUS_OK, PTO_STATUS_PARKED (full or empty: the
+ * unit waits parked and retries the instruction once released),
+ * _TIMEOUT (the other side has ended, so the ring can never move) or
+ * _CANCELLED.
  */
-s32 pto_ring_op(struct pto_task *task, u32 block, bool aic, u32 part,
-		bool push, u8 *tile, u32 rows, u32 row_bytes, u64 deadline)
+s32 pto_ring_op(struct pto_task *task, u32 block, struct pto_core *core,
+		u32 part, bool push, u8 *tile, u32 rows, u32 row_bytes)
 {
 	struct pto_xring_set *set = &task->rings[block];
-	u64 timeout = (u64)pto_clamped_timeout_ms() * NSEC_PER_MSEC;
-	u64 last = U64_MAX;
-	bool slept = false;
+	bool aic = core->type == PTO_CORE_AIC;
+	LIST_HEAD(release);
 	s32 st;
+	int ret;
 
-	/* No progress = the block's rings have not moved for timeout_ms. */
-	deadline = ktime_get_ns() + timeout;
-	for (;;) {
-		u64 now, seen;
-		int ret;
-
-		spin_lock(&task->xlock);
-		ret = push ? pto_xring_try_push(set, aic, part, tile, rows, row_bytes) :
-			     pto_xring_try_pop(set, aic, part, tile, rows, row_bytes);
-		seen = set->seq;
-		spin_unlock(&task->xlock);
-		if (seen != last) {
-			last = seen;
-			deadline = ktime_get_ns() + timeout;
-		}
-		if (!ret) {
-			wake_up_all(&task->xwait);
-			st = DRM_PTO_NPU_STATUS_OK;
-			break;
-		}
+	spin_lock(&task->xlock);
+	ret = push ? pto_xring_try_push(set, aic, part, tile, rows, row_bytes) :
+		     pto_xring_try_pop(set, aic, part, tile, rows, row_bytes);
+	if (!ret) {
+		/* The set moved: its waiters try again. */
+		list_splice_init(&set->waiters, &release);
+		st = DRM_PTO_NPU_STATUS_OK;
+	} else if (ret == -EPIPE) {
 		st = DRM_PTO_NPU_STATUS_TIMEOUT;
-		if (ret == -EPIPE)
-			break;
-		if (atomic_read(&task->cancel)) {
-			st = DRM_PTO_NPU_STATUS_CANCELLED;
-			break;
+	} else if (atomic_read(&task->cancel)) {
+		/* Set before the canceller takes xlock to release the waiters. */
+		st = DRM_PTO_NPU_STATUS_CANCELLED;
+	} else {
+		if (list_empty(&set->waiters)) {
+			set->wd_seq = set->seq;
+			set->wd_progress = ktime_get_ns();
 		}
-		now = ktime_get_ns();
-		if (now >= deadline)
-			break;
-		if (!slept) {
-			pto_sched_sleep_begin(task->ctx->pdev);
-			slept = true;
-		}
-		/* Sleep, not spin: the VM may have far fewer CPUs than cores. */
-		wait_event_timeout(task->xwait,
-				   READ_ONCE(set->seq) != seen ||
-				   atomic_read(&task->cancel),
-				   max(nsecs_to_jiffies(deadline - now), 1UL));
+		list_add_tail(&core->park_link, &set->waiters);
+		st = PTO_STATUS_PARKED;
 	}
-	if (slept)
-		pto_sched_sleep_end(task->ctx->pdev);
+	spin_unlock(&task->xlock);
+	pto_unpark_list_unlocked(task->ctx->pdev->sched, &release,
+				 DRM_PTO_NPU_STATUS_OK);
 	return st;
 }
 
 /**
  * pto_ring_side_done - a block's AIC or AIV part has ended
+ * @s: scheduler, locked
  * @task: the mixed task
  * @block: block index
  * @aic: the AIC part (else AIV @part)
  * @part: AIV part
+ *
+ * Its peers parked on the set retry, and find they can never complete.
  */
-void pto_ring_side_done(struct pto_task *task, u32 block, bool aic, u32 part)
+void pto_ring_side_done(struct pto_sched *s, struct pto_task *task, u32 block,
+			bool aic, u32 part)
 {
 	struct pto_xring_set *set = &task->rings[block];
+	LIST_HEAD(release);
 
 	spin_lock(&task->xlock);
 	if (aic)
@@ -214,6 +209,55 @@ void pto_ring_side_done(struct pto_task *task, u32 block, bool aic, u32 part)
 	else
 		set->aiv_done[part] = true;
 	set->seq++;
+	list_splice_init(&set->waiters, &release);
 	spin_unlock(&task->xlock);
-	wake_up_all(&task->xwait);
+	pto_unpark_list(s, &release, DRM_PTO_NPU_STATUS_OK);
+}
+
+/**
+ * pto_ring_release_task - take every ring waiter of a task
+ * @task: the task (its xlock held)
+ * @release: out: the waiters' cores, by park_link
+ */
+void pto_ring_release_task(struct pto_task *task, struct list_head *release)
+{
+	u32 b;
+
+	lockdep_assert_held(&task->xlock);
+	for (b = 0; task->rings && b < task->block_num; b++)
+		list_splice_init(&task->rings[b].waiters, release);
+}
+
+/**
+ * pto_ring_scan_stalled - the watchdog's look at a task's rings
+ * @task: the task (its xlock held)
+ * @now: CLOCK_MONOTONIC ns
+ * @timeout: no-progress timeout, ns
+ * @stalled: out: waiters on sets that have not moved for @timeout
+ *
+ * Return: whether any unit still waits on one of the task's rings.
+ */
+bool pto_ring_scan_stalled(struct pto_task *task, u64 now, u64 timeout,
+			   struct list_head *stalled)
+{
+	bool waiting = false;
+	u32 b;
+
+	lockdep_assert_held(&task->xlock);
+	for (b = 0; task->rings && b < task->block_num; b++) {
+		struct pto_xring_set *set = &task->rings[b];
+
+		if (list_empty(&set->waiters))
+			continue;
+		if (set->seq != set->wd_seq) {
+			set->wd_seq = set->seq;
+			set->wd_progress = now;
+		} else if (now > set->wd_progress &&
+			   now - set->wd_progress >= timeout) {
+			list_splice_init(&set->waiters, stalled);
+			continue;
+		}
+		waiting = true;
+	}
+	return waiting;
 }

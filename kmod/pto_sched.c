@@ -64,18 +64,15 @@ static void pto_ready_del(struct pto_task *task)
 }
 
 /*
- * A unit any worker thread may run: it never sleeps waiting for another
- * unit (no ring; barrier waits park and free the thread), so running it
- * on a thread that is not its core's own cannot deadlock. A unit that
- * polls GM for another's write gets it a thread of its own after
- * PTO_LONG_UNIT_NS (pto_exec.c).
+ * A unit any worker thread may run: no unit sleeps waiting for another
+ * (barrier and ring waits park and free the thread), so running it on a
+ * thread that is not its core's own cannot deadlock. A unit that polls GM
+ * for another's write gets it a thread of its own after PTO_LONG_UNIT_NS
+ * (pto_exec.c). A staged unit waits for its doorbell.
  */
 static bool pto_free_running(const struct pto_core *core)
 {
-	const struct pto_task *t = core->run_task;
-
-	return t && !core->staged && t->nparts == 1 &&
-	       !t->kern[core->type == PTO_CORE_AIC]->waits;
+	return core->run_task && !core->staged;
 }
 
 static void pto_core_wake(struct pto_sched *s, struct pto_core *core)
@@ -152,36 +149,6 @@ void pto_sched_flush_kicks(struct pto_device *pdev)
 
 	spin_lock(&s->lock);
 	pto_flush_kicks_locked(s);
-	spin_unlock(&s->lock);
-}
-
-/**
- * pto_sched_sleep_begin - a running unit is about to sleep in a wait
- * @pdev: device
- *
- * Its thread stops counting as awake, and queued units get threads of
- * their own: the unit may be waiting for one of them.
- */
-void pto_sched_sleep_begin(struct pto_device *pdev)
-{
-	struct pto_sched *s = pdev->sched;
-
-	spin_lock(&s->lock);
-	s->awake--;
-	pto_flush_kicks_locked(s);
-	spin_unlock(&s->lock);
-}
-
-/**
- * pto_sched_sleep_end - the unit's wait is over
- * @pdev: device
- */
-void pto_sched_sleep_end(struct pto_device *pdev)
-{
-	struct pto_sched *s = pdev->sched;
-
-	spin_lock(&s->lock);
-	s->awake++;
 	spin_unlock(&s->lock);
 }
 
@@ -817,7 +784,6 @@ static void pto_block_done(struct pto_sched *s, struct pto_core *core,
 		task->detail = res->detail;
 		atomic_set(&task->cancel, 1);
 		/* Ring waiters of the other parts stop now, not at their deadline. */
-		wake_up_all(&task->xwait);
 		pto_barrier_release_task(s, task, DRM_PTO_NPU_STATUS_CANCELLED);
 	}
 	if (atomic_read(&task->cancel))
@@ -827,7 +793,7 @@ static void pto_block_done(struct pto_sched *s, struct pto_core *core,
 	 * peers and barrier partners that it has ended.
 	 */
 	if (task->rings)
-		pto_ring_side_done(task, unit / task->nparts,
+		pto_ring_side_done(s, task, unit / task->nparts,
 				   core->type == PTO_CORE_AIC,
 				   unit % task->nparts - 1);
 	if (task->bar_parties)
@@ -978,7 +944,8 @@ parked:
 		/* Not released in the meantime: the thread goes on without it. */
 		if (!core->resume) {
 			core->parked = true;
-			if (task->bar_parties && list_empty(&task->park_link))
+			if ((task->bar_parties || task->rings) &&
+			    list_empty(&task->park_link))
 				list_add_tail(&task->park_link, &s->parked_tasks);
 			pto_sched_park_armed(s);
 		}
@@ -1105,7 +1072,6 @@ void pto_sched_cancel_ctx(struct pto_file *ctx)
 	ctx->dead = true;
 	list_for_each_entry(task, &ctx->live, ctx_link) {
 		atomic_set(&task->cancel, 1);
-		wake_up_all(&task->xwait);
 		pto_barrier_release_task(s, task, DRM_PTO_NPU_STATUS_CANCELLED);
 		pto_doorbell(s, task, NULL, &now);
 		if (task->state == PTO_TASK_READY) {

@@ -99,7 +99,6 @@ struct pto_ring_use {
  * @push: tile shape of every PUSH (cross-core ring), if any
  * @pop: tile shape of every POP, if any
  * @hard_sync: enum pto_sync_type of its HARD syncalls, 0 if none
- * @waits: it has PUSH or POP: a unit of it may sleep waiting for others
  */
 struct pto_kernel {
 	struct kref ref;
@@ -116,7 +115,6 @@ struct pto_kernel {
 	struct pto_ring_use push;
 	struct pto_ring_use pop;
 	u8 hard_sync;
-	bool waits;
 };
 
 /**
@@ -206,7 +204,11 @@ struct pto_xring {
  * @ring: indices per AIV part
  * @aic_done: the AIC part has ended
  * @aiv_done: the AIV parts have ended
- * @seq: bumped on every change; waiters sleep until it moves
+ * @seq: bumped on every change
+ * @waiters: cores whose unit is parked on a full or empty ring of this set
+ *           (by park_link); released by the next change
+ * @wd_seq: @seq as the watchdog last saw it (no-progress timeout)
+ * @wd_progress: when @seq was last seen to move (CLOCK_MONOTONIC ns)
  */
 struct pto_xring_set {
 	u32 nparts;
@@ -218,6 +220,9 @@ struct pto_xring_set {
 	bool aic_done;
 	bool aiv_done[2];
 	u64 seq;
+	struct list_head waiters;
+	u64 wd_seq;
+	u64 wd_progress;
 };
 
 /**
@@ -277,8 +282,7 @@ enum pto_task_state {
  * @slot_num: ring slots (mixed tasks)
  * @ring_base: offset of the ring in each AIV's local memory
  * @rings: per-block ring sets (mixed tasks)
- * @xlock: ring indices
- * @xwait: ring waiters
+ * @xlock: ring indices and ring waiters, barrier state
  * @num_edges: edges linked into producers' fanout lists
  * @staged_units: units pre-staged on cores, waiting for their doorbell
  * @pred: the dispatch predicate (DRM_PTO_NPU_TASK_F_PREDICATE)
@@ -335,7 +339,6 @@ struct pto_task {
 	u32 ring_base;
 	struct pto_xring_set *rings;
 	spinlock_t xlock;	/* see above */
-	wait_queue_head_t xwait;
 	u32 num_edges;
 	u32 staged_units;
 	struct drm_pto_npu_predicate pred;
@@ -435,7 +438,7 @@ struct pto_core {
  *              task while a backlog waits)
  * @kickq: cores whose unit can run on any worker thread (it never waits
  *         for another unit), kicked while @awake reached @budget
- * @awake: core threads woken or running, not asleep in a ring or barrier
+ * @awake: core threads woken or running (none sleeps in a wait: waits park)
  *         wait
  * @budget: threads worth keeping awake: the CPUs (more only add
  *          context switches)
@@ -538,9 +541,13 @@ int pto_xring_try_push(struct pto_xring_set *set, bool from_aic, u32 part,
 		       const u8 *tile, u32 rows, u32 row_bytes);
 int pto_xring_try_pop(struct pto_xring_set *set, bool to_aic, u32 part,
 		      u8 *tile, u32 rows, u32 row_bytes);
-s32 pto_ring_op(struct pto_task *task, u32 block, bool aic, u32 part,
-		bool push, u8 *tile, u32 rows, u32 row_bytes, u64 deadline);
-void pto_ring_side_done(struct pto_task *task, u32 block, bool aic, u32 part);
+s32 pto_ring_op(struct pto_task *task, u32 block, struct pto_core *core,
+		u32 part, bool push, u8 *tile, u32 rows, u32 row_bytes);
+void pto_ring_side_done(struct pto_sched *s, struct pto_task *task, u32 block,
+			bool aic, u32 part);
+void pto_ring_release_task(struct pto_task *task, struct list_head *release);
+bool pto_ring_scan_stalled(struct pto_task *task, u64 now, u64 timeout,
+			   struct list_head *stalled);
 
 /* pto_barrier.c */
 s32 pto_barrier_hard(struct pto_task *task, struct pto_core *core);
@@ -550,6 +557,9 @@ void pto_barrier_exit(struct pto_sched *s, struct pto_task *task);
 void pto_barrier_release_task(struct pto_sched *s, struct pto_task *task,
 			      s32 st);
 void pto_barrier_watchdog(struct work_struct *work);
+void pto_unpark_list(struct pto_sched *s, struct list_head *list, s32 st);
+void pto_unpark_list_unlocked(struct pto_sched *s, struct list_head *list,
+			      s32 st);
 
 /* pto_sched.c */
 int pto_sched_init(struct pto_device *pdev);
@@ -563,8 +573,6 @@ void pto_sched_caches_exit(void);
 void *pto_task_mem_alloc(size_t size);
 void pto_task_mem_free(struct pto_task *task);
 struct pto_failed *pto_failed_alloc(void);
-void pto_sched_sleep_begin(struct pto_device *pdev);
-void pto_sched_sleep_end(struct pto_device *pdev);
 void pto_sched_flush_kicks(struct pto_device *pdev);
 void pto_sched_unpark(struct pto_sched *s, struct pto_core *core, s32 st);
 void pto_sched_park_armed(struct pto_sched *s);
