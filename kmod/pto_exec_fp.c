@@ -116,6 +116,23 @@ static inline void pto_v4_store(u32 *p, pto_v4f v)
 	memcpy(p, &v, sizeof(v));
 }
 
+/* The first @n (< 4) lanes; the others are zero. */
+static inline pto_v4f pto_v4_load_part(const u32 *p, size_t n)
+{
+	u32 lanes[PTO_V4] = {};
+
+	memcpy(lanes, p, n * sizeof(*p));
+	return pto_v4_load(lanes);
+}
+
+static inline void pto_v4_store_part(u32 *p, pto_v4f v, size_t n)
+{
+	u32 lanes[PTO_V4];
+
+	pto_v4_store(lanes, v);
+	memcpy(p, lanes, n * sizeof(*p));
+}
+
 /* a > b ? a : b per lane (x86 MAXPS semantics: NaN and ±0 give b). */
 static inline pto_v4f pto_v4_select(pto_v4i take_a, pto_v4f a, pto_v4f b)
 {
@@ -146,27 +163,11 @@ static inline pto_v4f pto_v4_bin(u32 op, pto_v4f a, pto_v4f b)
 	}
 }
 
-static inline float pto_bin(u32 op, float a, float b)
-{
-	switch (op) {
-	case PTO_TBIN_ADD:
-		return a + b;
-	case PTO_TBIN_SUB:
-		return a - b;
-	case PTO_TBIN_MUL:
-		return a * b;
-	case PTO_TBIN_DIV:
-		return a / b;
-	case PTO_TBIN_MAX:
-		return a > b ? a : b;
-	default:
-		return a < b ? a : b;
-	}
-}
-
 /*
  * dst[i] = a[i] op (b ? b[i] : s). @op is a compile-time constant in each
- * caller below, so the switch is resolved outside the element loop.
+ * caller below, so the switch is resolved outside the element loop. The
+ * last 1..3 elements go through the same lanes, the unused ones zero
+ * (their results, NaN for 0 / 0, are dropped; FP exceptions are masked).
  */
 static __always_inline void pto_bin_chunk(u32 op, u32 *dst, const u32 *a,
 					  const u32 *b, u32 s, size_t i,
@@ -177,9 +178,11 @@ static __always_inline void pto_bin_chunk(u32 op, u32 *dst, const u32 *a,
 	for (; i + PTO_V4 <= end; i += PTO_V4)
 		pto_v4_store(dst + i, pto_v4_bin(op, pto_v4_load(a + i),
 						 b ? pto_v4_load(b + i) : sv));
-	for (; i < end; i++)
-		dst[i] = pto_bits(pto_bin(op, pto_f(a[i]),
-					  pto_f(b ? b[i] : s)));
+	if (i < end)
+		pto_v4_store_part(dst + i,
+				  pto_v4_bin(op, pto_v4_load_part(a + i, end - i),
+					     b ? pto_v4_load_part(b + i, end - i) : sv),
+				  end - i);
 }
 
 static void pto_bin_range(u32 op, u32 *dst, const u32 *a, const u32 *b,
