@@ -98,7 +98,8 @@ s32 pto_barrier_hard(struct pto_task *task, struct pto_core *core)
 		spin_unlock(&task->xlock);
 		return DRM_PTO_NPU_STATUS_CANCELLED;
 	}
-	task->bar_progress = ktime_get_ns();
+	/* Progress for the watchdog, which reads the clock itself. */
+	task->bar_seq++;
 	if (++task->bar_arrived == task->bar_parties) {
 		task->bar_arrived = 0;
 		task->bar_round++;
@@ -154,7 +155,7 @@ static void pto_soft_scan(struct pto_sched *s, u64 now, u64 timeout,
 
 		if (cur >= core->soft_target) {
 			list_move_tail(&core->park_link, ok);
-		} else if (cur != core->soft_seen) {
+		} else if (cur != core->soft_seen || !core->soft_progress) {
 			core->soft_seen = cur;
 			core->soft_progress = now;
 		} else if (timeout && pto_stalled(now, core->soft_progress, timeout)) {
@@ -206,7 +207,8 @@ s32 pto_barrier_soft(struct pto_task *task, struct pto_core *core,
 	core->soft_counter = counter;
 	core->soft_target = target;
 	core->soft_seen = old + 1;
-	core->soft_progress = ktime_get_ns();
+	/* The watchdog reads the clock at its next look. */
+	core->soft_progress = 0;
 	list_add_tail(&core->park_link, &s->soft_waiters);
 	spin_unlock(&s->soft_lock);
 	return PTO_STATUS_PARKED;
@@ -274,8 +276,13 @@ void pto_barrier_watchdog(struct work_struct *work)
 		/* Ring waits: no change of their block's set for timeout. */
 		ring_waits = pto_ring_scan_stalled(task, now, timeout, &stalled);
 		if (!list_empty(&task->bar_waiters)) {
-			if (pto_stalled(now, task->bar_progress, timeout))
+			if (task->bar_seq != task->bar_wd_seq ||
+			    !task->bar_progress) {
+				task->bar_wd_seq = task->bar_seq;
+				task->bar_progress = now;
+			} else if (pto_stalled(now, task->bar_progress, timeout)) {
 				list_splice_init(&task->bar_waiters, &stalled);
+			}
 		} else if (!ring_waits) {
 			list_del_init(&task->park_link);
 		}

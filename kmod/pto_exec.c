@@ -585,14 +585,18 @@ static bool pto_gm_scalar(struct pto_run *r, const struct pto_insn *in)
 	return true;
 }
 
-/* The unit has left (or never waited at) its barrier with status @st. */
-static bool pto_syncall_leave(struct pto_run *r, s32 st, u32 pc)
+/*
+ * The unit has left its barrier with status @st, after waiting parked
+ * (@parked) or at once.
+ */
+static bool pto_syncall_leave(struct pto_run *r, s32 st, u32 pc, bool parked)
 {
 	struct pto_device *pdev = r->core->pdev;
 	u32 unit = r->block * r->task->nparts + r->part;
 
 	/* Waiting is not running: the block's run-time budget excludes it. */
-	r->deadline += ktime_get_ns() - r->park_t0;
+	if (parked)
+		r->deadline += ktime_get_ns() - r->park_t0;
 	trace_pto_barrier_leave(pdev->index, r->task->ctx->uid, r->task->id,
 				unit, r->core->type, r->core->index, st);
 	return st == DRM_PTO_NPU_STATUS_OK ? true : pto_fault(r, st, pc);
@@ -610,7 +614,6 @@ static bool pto_syncall(struct pto_run *r, const struct pto_insn *in, u32 pc)
 	u32 unit = r->block * r->task->nparts + r->part;
 	s32 st;
 
-	r->park_t0 = ktime_get_ns();
 	pto_count(pdev, barriers);
 	trace_pto_barrier_enter(pdev->index, r->task->ctx->uid, r->task->id,
 				unit, r->core->type, r->core->index, 0);
@@ -627,9 +630,10 @@ static bool pto_syncall(struct pto_run *r, const struct pto_insn *in, u32 pc)
 	if (st == PTO_STATUS_PARKED) {
 		r->parked = true;
 		r->park_pc = pc;
+		r->park_t0 = ktime_get_ns();
 		return false;
 	}
-	return pto_syncall_leave(r, st, pc);
+	return pto_syncall_leave(r, st, pc, false);
 }
 
 static bool pto_loop_enter(struct pto_run *r, const struct pto_insn *in,
@@ -798,7 +802,8 @@ bool pto_exec_block(struct pto_core *core, struct pto_task *task, u32 unit,
 				pto_fault(r, core->park_st, r->park_pc);
 				return false;
 			}
-		} else if (!pto_syncall_leave(r, core->park_st, r->park_pc)) {
+		} else if (!pto_syncall_leave(r, core->park_st, r->park_pc,
+					      true)) {
 			return false;
 		}
 		pto_run_program(r);

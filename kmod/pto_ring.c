@@ -26,7 +26,6 @@
  * Copyright (C) 2026 pto-npu authors
  */
 
-#include <linux/ktime.h>
 #include <linux/string.h>
 #include <kunit/visibility.h>
 
@@ -174,10 +173,9 @@ s32 pto_ring_op(struct pto_task *task, u32 block, struct pto_core *core,
 		/* Set before the canceller takes xlock to release the waiters. */
 		st = DRM_PTO_NPU_STATUS_CANCELLED;
 	} else {
-		if (list_empty(&set->waiters)) {
-			set->wd_seq = set->seq;
-			set->wd_progress = ktime_get_ns();
-		}
+		/* The watchdog reads the clock at its next look. */
+		if (list_empty(&set->waiters))
+			set->wd_progress = 0;
 		list_add_tail(&core->park_link, &set->waiters);
 		st = PTO_STATUS_PARKED;
 	}
@@ -249,7 +247,7 @@ bool pto_ring_scan_stalled(struct pto_task *task, u64 now, u64 timeout,
 
 		if (list_empty(&set->waiters))
 			continue;
-		if (set->seq != set->wd_seq) {
+		if (set->seq != set->wd_seq || !set->wd_progress) {
 			set->wd_seq = set->seq;
 			set->wd_progress = now;
 		} else if (now > set->wd_progress &&

@@ -208,7 +208,8 @@ struct pto_xring {
  * @waiters: cores whose unit is parked on a full or empty ring of this set
  *           (by park_link); released by the next change
  * @wd_seq: @seq as the watchdog last saw it (no-progress timeout)
- * @wd_progress: when @seq was last seen to move (CLOCK_MONOTONIC ns)
+ * @wd_progress: when the watchdog saw @seq move (CLOCK_MONOTONIC ns), 0
+ *               before its first look
  */
 struct pto_xring_set {
 	u32 nparts;
@@ -299,7 +300,10 @@ enum pto_task_state {
  *            under the scheduler lock; handed to pto_file.failed if it fails
  * @units: block records allocated, counted in the context's inflight_units until posted
  * @bar_waiters: cores whose unit is parked at the HARD barrier (xlock)
- * @bar_progress: time of the last arrival at the HARD barrier (xlock)
+ * @bar_seq: arrivals at the HARD barrier so far (xlock)
+ * @bar_wd_seq: @bar_seq as the watchdog last saw it (xlock)
+ * @bar_progress: when the watchdog saw @bar_seq move, 0 before its first
+ *                look (xlock)
  * @park_link: in pto_sched.parked_tasks while it has HARD waiters (sched lock)
  */
 struct pto_task {
@@ -353,6 +357,8 @@ struct pto_task {
 	size_t mem_size;
 	u32 units;
 	struct list_head bar_waiters;
+	u64 bar_seq;
+	u64 bar_wd_seq;
 	u64 bar_progress;
 	struct list_head park_link;
 };
@@ -387,7 +393,8 @@ struct pto_task {
  * @soft_counter: SOFT: the GM counter it waits on (soft_lock)
  * @soft_target: SOFT: the count that ends its round
  * @soft_seen: SOFT: the count last seen
- * @soft_progress: SOFT: when the count last moved
+ * @soft_progress: SOFT: when the watchdog saw the count move, 0 before its
+ *                 first look
  */
 struct pto_core {
 	struct pto_device *pdev;
