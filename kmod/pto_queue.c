@@ -825,6 +825,7 @@ int pto_ioctl_queue_wait(struct drm_device *drm, void *data,
 	struct drm_pto_npu_queue_wait *args = data;
 	struct pto_file *ctx = file->driver_priv;
 	struct pto_queue *q;
+	u32 available, inflight;
 	long left;
 	s64 now;
 	int ret;
@@ -853,13 +854,16 @@ int pto_ioctl_queue_wait(struct drm_device *drm, void *data,
 	}
 	mutex_lock(&ctx->submit_lock);
 	pto_queue_flush(q);
+	available = pto_cq_available(q);
+	inflight = atomic_read(&q->live);
+	/* Past this, QUEUE_DESTROY may free the queue: no access after. */
 	atomic_dec(&q->waiters);
 	mutex_unlock(&ctx->submit_lock);
 	if (ret)
 		return ret;
-	args->available = pto_cq_available(q);
-	args->inflight = atomic_read(&q->live);
-	return args->available ? 0 : -ETIME;
+	args->available = available;
+	args->inflight = inflight;
+	return available ? 0 : -ETIME;
 }
 
 /* ------------------------------------------------------------ create/destroy */
@@ -966,9 +970,17 @@ int pto_ioctl_queue_destroy(struct drm_device *drm, void *data,
 	else
 		xa_erase(&ctx->queues, q->id);
 	mutex_unlock(&ctx->submit_lock);
-	if (!ret)
-		pto_queue_free(q);
-	return ret;
+	if (ret)
+		return ret;
+	/*
+	 * The last task stopped counting in q->live under cq_lock, in the
+	 * worker that posted its last CQE: wait until that worker is out of
+	 * the lock's section. Nothing else reaches the queue now.
+	 */
+	spin_lock(&q->cq_lock);
+	spin_unlock(&q->cq_lock);
+	pto_queue_free(q);
+	return 0;
 }
 
 void pto_queues_release(struct pto_file *ctx)

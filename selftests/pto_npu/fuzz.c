@@ -51,6 +51,8 @@
 /* The user_data of untouched entries: must complete with STATUS_OK. */
 #define FZ_PRISTINE 0xc0ffee4200000000ull
 #define FZ_PRISTINE_MASK 0xffffffff00000000ull
+/* An untouched entry the kernel took, left in the ring (fz_q_unmark()). */
+#define FZ_STALE 0x5ea1ed4200000000ull
 /* Largest buffer the fuzzer maps (see fz_one_mmap()). */
 #define FZ_MMAP_MAX (16u << 20)
 /* Iterations from which the slow cases (the largest launch) run too. */
@@ -491,6 +493,25 @@ static void fz_q_push(struct fz_q *q, const void *e, uint32_t n)
 		       DRM_PTO_NPU_SQ_SLOT_SIZE);
 	q->tail += n;
 	__atomic_store_n(&q->hdr->sq_tail, q->tail, __ATOMIC_RELEASE);
+}
+
+/*
+ * Entries the kernel has taken stay in the SQ's memory, and a scribbled
+ * tail may hand them in again, cut short or twice: such a rerun is fuzz,
+ * not an untouched entry. With nothing pending, mark every header there
+ * as stale.
+ */
+static void fz_q_unmark(struct fz_q *q)
+{
+	uint32_t i;
+
+	for (i = 0; i < q->c.sq_slots; i++) {
+		struct drm_pto_npu_sqe *e = (void *)(q->sq + (size_t)i *
+						     DRM_PTO_NPU_SQ_SLOT_SIZE);
+
+		if ((e->user_data & FZ_PRISTINE_MASK) == FZ_PRISTINE)
+			e->user_data = FZ_STALE | (e->user_data & ~FZ_PRISTINE_MASK);
+	}
 }
 
 /* After a doorbell with a scribbled header: our indices back in the ring. */
@@ -1564,22 +1585,28 @@ TEST_F_TIMEOUT(fz, kernel_create_destroy, 600)
 
 		if (kind < 10) {
 			struct drm_pto_npu_kernel_destroy d = { 0 };
+			unsigned int j;
 
 			d.handle = fz_pool_pick(&self->r, &k, &live);
 			if (fz_pct(&self->r, 5))
 				d.pad = (uint32_t)fz_int(&self->r);
-			ret = fz_ioctl(fz_pct(&self->r, 10) ? self->fd2 : self->fd,
+			on2 = fz_pct(&self->r, 10);
+			ret = fz_ioctl(on2 ? self->fd2 : self->fd,
 				       DRM_IOCTL_PTO_NPU_KERNEL_DESTROY, &d);
 			fz_note(FZ_KERNEL_DESTROY, ret, E_KDESTROY, "kernel_destroy");
-			if (!ret && live) {
-				unsigned int j;
-
-				for (j = 0; j < k.nlive; j++)
-					if (k.live[j] == d.handle) {
-						fz_pool_take(&k, j);
-						break;
-					}
-			}
+			if (on2)
+				continue;
+			if (live && !d.pad)
+				fz_must_pass(FZ_KERNEL_DESTROY, ret, "destroy of a live kernel");
+			/*
+			 * Handles are reused: a pick from the destroyed ones
+			 * may name a kernel created since, which is gone now.
+			 */
+			for (j = 0; !ret && j < k.nlive; j++)
+				if (k.live[j] == d.handle) {
+					fz_pool_take(&k, j);
+					break;
+				}
 			continue;
 		}
 		if (kind < 40)
@@ -1919,8 +1946,15 @@ TEST_F_TIMEOUT(fz, queue_ioctls_and_syncobjs, 600)
 			if (!q)
 				break;
 			q->hdr->cq_head = (uint32_t)fz_int(&self->r);
-			if (fz_pct(&self->r, 50))
+			/*
+			 * Not the tail over a valid entry still in the SQ (its
+			 * submit failed): cut short, it would rightly be
+			 * refused (REASON_SLOTS) and no longer be valid.
+			 */
+			if (fz_pct(&self->r, 50) && q->tail == fz_q_sq_head(q)) {
+				fz_q_unmark(q);
 				q->hdr->sq_tail = (uint32_t)fz_int(&self->r);
+			}
 			q->hdr->sq_head = (uint32_t)fz_int(&self->r);
 			q->scribbled = true;
 			ret = fz_q_doorbell(self->fd, q, 0, 0, NULL, NULL);
