@@ -24,8 +24,11 @@
  *
  * Copyright (C) 2026 pto-npu authors
  */
+#include <signal.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #define PTO_TEST_LIBPTO
 #include "pto_test.h"
@@ -765,6 +768,135 @@ TEST_F(mixed, aic_pushes_into_ring_nobody_pops_times_out)
 	const struct pipe p = { PIPE_C2V, PTO_SPLIT_NONE, 20, 0, 0, 0 };
 
 	ring_stuck(_metadata, self, &p, 2);
+}
+
+/* A kernel that POPs a tile and then PUSHes it back (the same shape both ways). */
+static struct pto_kernel *pop_then_push(struct pto_device *dev,
+					enum pto_core_type core, char *err,
+					size_t len)
+{
+	struct pto_kb *kb;
+	int t;
+
+	if (pto_kb_new(dev, core, &kb))
+		return NULL;
+	t = pto_kb_tile(kb, PTO_DTYPE_I32,
+			core == PTO_CORE_AIC ? PTO_BUF_L1 : PTO_BUF_UB, R, C);
+	pto_kb_pop(kb, t);
+	pto_kb_push(kb, t);
+	pto_kb_end(kb);
+	return pto_test_kb_finish(kb, err, len);
+}
+
+/*
+ * Both sides POP first: each waits for the other, and neither ends. No
+ * tile moves, so once the block's rings have not moved for timeout_ms the
+ * watchdog ends both waits with STATUS_TIMEOUT (detail: the POP's index),
+ * not sooner, and the device goes on.
+ */
+TEST_F_TIMEOUT(mixed, both_sides_pop_first_time_out_without_progress, 120)
+{
+	const struct pipe good = { PIPE_BOTH, PTO_SPLIT_UP_DOWN, 2, 2, 0, 0 };
+	long old = pto_test_param_read("timeout_ms");
+	const struct pto_block_info *b;
+	unsigned int n = 0, i;
+	struct pto_graph *g;
+	int64_t t0, took;
+	int status, ret;
+
+	ASSERT_LT(0, old);
+	self->aic = pop_then_push(self->dev, PTO_CORE_AIC, self->err,
+				  sizeof(self->err));
+	ASSERT_NE(NULL, self->aic) TH_LOG("%s", self->err);
+	self->aiv = pop_then_push(self->dev, PTO_CORE_AIV, self->err,
+				  sizeof(self->err));
+	ASSERT_NE(NULL, self->aiv) TH_LOG("%s", self->err);
+	ASSERT_EQ(0, alloc_io(self, R));
+	ASSERT_EQ(0, pto_test_param_write("timeout_ms", 1000));
+	t0 = pto_test_now_ns();
+	ret = run_mixed(self, &g, PTO_SPLIT_NONE, 1, 1);
+	took = pto_test_now_ns() - t0;
+	pto_test_param_write("timeout_ms", old);
+	EXPECT_EQ(-EIO, ret);
+	status = pto_graph_task_status(g, 0, NULL, NULL);
+	EXPECT_EQ(PTO_STATUS_TIMEOUT, status)
+	TH_LOG("status %s: %s", pto_status_name(status), pto_graph_error(g));
+	/* No sooner than the limit (a watchdog pass may round it down by 2 ms). */
+	EXPECT_LE(PTO_TEST_MSEC(990), took);
+	EXPECT_GT(PTO_TEST_SEC(30), took);
+	EXPECT_EQ(0, pto_graph_task_blocks(g, 0, &b, &n));
+	EXPECT_EQ(2u, n);
+	for (i = 0; i < n; i++) {
+		EXPECT_EQ(PTO_STATUS_TIMEOUT, b[i].status);
+		/* The POP, instruction 0 of both kernels. */
+		EXPECT_EQ(0u, b[i].detail);
+	}
+	TH_LOG("timed out after %.3f s (timeout_ms 1000)", (double)took / 1e9);
+	pto_graph_free(g);
+
+	pto_kernel_free(self->aic);
+	pto_kernel_free(self->aiv);
+	pto_tensor_free(self->x);
+	pto_tensor_free(self->out);
+	pto_tensor_free(self->aux);
+	self->aic = self->aiv = NULL;
+	self->x = self->out = self->aux = NULL;
+	pipe_ok(_metadata, self, &good, 0, 4);
+}
+
+/*
+ * A process killed while its units are parked on a ring (both sides POP
+ * first): closing its file releases them as CANCELLED at once; the close
+ * does not wait for timeout_ms, and the device goes on.
+ */
+TEST_F_TIMEOUT(mixed, close_releases_units_parked_on_a_ring, 120)
+{
+	const struct pipe good = { PIPE_BOTH, PTO_SPLIT_UP_DOWN, 2, 2, 0, 0 };
+	long old = pto_test_param_read("timeout_ms");
+	int64_t t0, took;
+	int ready[2], wstatus = 0;
+	char byte;
+	pid_t pid;
+
+	ASSERT_LT(0, old);
+	ASSERT_EQ(0, pto_test_param_write("timeout_ms", 30000));
+	ASSERT_EQ(0, pipe(ready));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		FIXTURE_DATA(mixed) c = { 0 };
+		struct pto_graph *g;
+
+		close(ready[0]);
+		if (pto_test_dev_open(&c.dev) ||
+		    pto_queue_create(c.dev, 0, 0, &c.q))
+			_exit(2);
+		c.aic = pop_then_push(c.dev, PTO_CORE_AIC, c.err, sizeof(c.err));
+		c.aiv = pop_then_push(c.dev, PTO_CORE_AIV, c.err, sizeof(c.err));
+		if (!c.aic || !c.aiv || alloc_io(&c, R))
+			_exit(3);
+		if (write(ready[1], "r", 1) != 1)
+			_exit(4);
+		/* Returns only when the waits time out, 30 s on. */
+		run_mixed(&c, &g, PTO_SPLIT_NONE, 1, 1);
+		_exit(5);
+	}
+	close(ready[1]);
+	EXPECT_EQ(1, read(ready[0], &byte, 1));
+	close(ready[0]);
+	/* Long enough for the task to be taken and both units to park. */
+	usleep(300 * 1000);
+	t0 = pto_test_now_ns();
+	kill(pid, SIGKILL);
+	EXPECT_EQ(pid, waitpid(pid, &wstatus, 0));
+	took = pto_test_now_ns() - t0;
+	pto_test_param_write("timeout_ms", old);
+	EXPECT_TRUE(WIFSIGNALED(wstatus))
+	TH_LOG("the child ended on its own: status 0x%x", wstatus);
+	EXPECT_GT(PTO_TEST_SEC(10), took)
+	TH_LOG("the close took %.3f s", (double)took / 1e9);
+	TH_LOG("killed and closed in %.3f s (timeout_ms 30000)", (double)took / 1e9);
+	pipe_ok(_metadata, self, &good, 0, 4);
 }
 
 /* ------------------------------------------------------------ scheduling */
