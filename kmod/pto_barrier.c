@@ -132,15 +132,6 @@ void pto_barrier_exit(struct pto_sched *s, struct pto_task *task)
 }
 
 /*
- * No progress since @since for @timeout. @now may be older than @since: a
- * wait that moved after the caller read the clock is not stalled.
- */
-static bool pto_stalled(u64 now, u64 since, u64 timeout)
-{
-	return now > since && now - since >= timeout;
-}
-
-/*
  * SOFT waiters whose round is complete go to @ok; with @timeout, the ones
  * whose counter has not moved for that long go to @late.
  */
@@ -215,13 +206,13 @@ s32 pto_barrier_soft(struct pto_task *task, struct pto_core *core,
 }
 
 /**
- * pto_barrier_release_task - end every barrier and ring wait of a task
+ * pto_release_task_waits - end every barrier and ring wait of a task
  * @s: scheduler, locked
  * @task: the task (cancelled: set before this is called)
  * @st: status the waits end with
  */
-void pto_barrier_release_task(struct pto_sched *s, struct pto_task *task,
-			      s32 st)
+void pto_release_task_waits(struct pto_sched *s, struct pto_task *task,
+			    s32 st)
 {
 	struct pto_core *core, *tmp;
 	LIST_HEAD(release);

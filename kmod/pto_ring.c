@@ -250,8 +250,7 @@ bool pto_ring_scan_stalled(struct pto_task *task, u64 now, u64 timeout,
 		if (set->seq != set->wd_seq || !set->wd_progress) {
 			set->wd_seq = set->seq;
 			set->wd_progress = now;
-		} else if (now > set->wd_progress &&
-			   now - set->wd_progress >= timeout) {
+		} else if (pto_stalled(now, set->wd_progress, timeout)) {
 			list_splice_init(&set->waiters, stalled);
 			continue;
 		}

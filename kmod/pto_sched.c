@@ -784,7 +784,7 @@ static void pto_block_done(struct pto_sched *s, struct pto_core *core,
 		task->detail = res->detail;
 		atomic_set(&task->cancel, 1);
 		/* Ring waiters of the other parts stop now, not at their deadline. */
-		pto_barrier_release_task(s, task, DRM_PTO_NPU_STATUS_CANCELLED);
+		pto_release_task_waits(s, task, DRM_PTO_NPU_STATUS_CANCELLED);
 	}
 	if (atomic_read(&task->cancel))
 		pto_unplace_rest(task);
@@ -1072,7 +1072,7 @@ void pto_sched_cancel_ctx(struct pto_file *ctx)
 	ctx->dead = true;
 	list_for_each_entry(task, &ctx->live, ctx_link) {
 		atomic_set(&task->cancel, 1);
-		pto_barrier_release_task(s, task, DRM_PTO_NPU_STATUS_CANCELLED);
+		pto_release_task_waits(s, task, DRM_PTO_NPU_STATUS_CANCELLED);
 		pto_doorbell(s, task, NULL, &now);
 		if (task->state == PTO_TASK_READY) {
 			pto_ready_del(task);

@@ -543,6 +543,15 @@ void *pto_exec_state_alloc(void);
 int pto_targ_resolve(const struct drm_pto_npu_tensor_arg *arg, u64 bo_size,
 		     struct pto_targ *t);
 
+/*
+ * No progress since @since for @timeout. @now may be older than @since: a
+ * wait that moved after the caller read the clock is not stalled.
+ */
+static inline bool pto_stalled(u64 now, u64 since, u64 timeout)
+{
+	return now > since && now - since >= timeout;
+}
+
 /* pto_ring.c */
 int pto_xring_try_push(struct pto_xring_set *set, bool from_aic, u32 part,
 		       const u8 *tile, u32 rows, u32 row_bytes);
@@ -561,8 +570,8 @@ s32 pto_barrier_hard(struct pto_task *task, struct pto_core *core);
 s32 pto_barrier_soft(struct pto_task *task, struct pto_core *core,
 		     s32 *counter, s64 used);
 void pto_barrier_exit(struct pto_sched *s, struct pto_task *task);
-void pto_barrier_release_task(struct pto_sched *s, struct pto_task *task,
-			      s32 st);
+void pto_release_task_waits(struct pto_sched *s, struct pto_task *task,
+			    s32 st);
 void pto_barrier_watchdog(struct work_struct *work);
 void pto_unpark_list(struct pto_sched *s, struct list_head *list, s32 st);
 void pto_unpark_list_unlocked(struct pto_sched *s, struct list_head *list,

@@ -112,7 +112,7 @@ FIXTURE_TEARDOWN_PARENT(fair)
 /* out[0, arg0] = arg1 after arg2 x 1000 iterations (pto_test.h). */
 static struct pto_kernel *mark_kernel(struct pto_device *dev)
 {
-	return pto_test_mark_kernel(dev, 1000);
+	return pto_test_mark_kernel(dev, 1000, NULL, 0);
 }
 
 /* Process B's side: a device handle, a queue, a kernel and its output. */

@@ -167,13 +167,21 @@ FIXTURE_SETUP(mixed)
 	ASSERT_EQ(0, pto_device_query_limits(self->dev, &self->limits));
 }
 
-FIXTURE_TEARDOWN(mixed)
+/* Frees the test's kernels and tensors: the next pipe builds its own. */
+static void drop_io(FIXTURE_DATA(mixed) *self)
 {
 	pto_kernel_free(self->aic);
 	pto_kernel_free(self->aiv);
 	pto_tensor_free(self->x);
 	pto_tensor_free(self->out);
 	pto_tensor_free(self->aux);
+	self->aic = self->aiv = NULL;
+	self->x = self->out = self->aux = NULL;
+}
+
+FIXTURE_TEARDOWN(mixed)
+{
+	drop_io(self);
 	pto_queue_destroy(self->q);
 	pto_device_close(self->dev);
 }
@@ -739,13 +747,7 @@ static void ring_stuck(struct __test_metadata *_metadata,
 	pto_graph_free(g);
 
 	/* The device goes on. */
-	pto_kernel_free(self->aic);
-	pto_kernel_free(self->aiv);
-	pto_tensor_free(self->x);
-	pto_tensor_free(self->out);
-	pto_tensor_free(self->aux);
-	self->aic = self->aiv = NULL;
-	self->x = self->out = self->aux = NULL;
+	drop_io(self);
 	pipe_ok(_metadata, self, &good, 0, 4);
 }
 
@@ -834,13 +836,7 @@ TEST_F_TIMEOUT(mixed, both_sides_pop_first_time_out_without_progress, 120)
 	TH_LOG("timed out after %.3f s (timeout_ms 1000)", (double)took / 1e9);
 	pto_graph_free(g);
 
-	pto_kernel_free(self->aic);
-	pto_kernel_free(self->aiv);
-	pto_tensor_free(self->x);
-	pto_tensor_free(self->out);
-	pto_tensor_free(self->aux);
-	self->aic = self->aiv = NULL;
-	self->x = self->out = self->aux = NULL;
+	drop_io(self);
 	pipe_ok(_metadata, self, &good, 0, 4);
 }
 
@@ -895,7 +891,8 @@ TEST_F_TIMEOUT(mixed, close_releases_units_parked_on_a_ring, 120)
 	TH_LOG("the child ended on its own: status 0x%x", wstatus);
 	EXPECT_GT(PTO_TEST_SEC(10), took)
 	TH_LOG("the close took %.3f s", (double)took / 1e9);
-	TH_LOG("killed and closed in %.3f s (timeout_ms 30000)", (double)took / 1e9);
+	TH_LOG("killed and closed in %.3f s (timeout_ms 30000)",
+	       (double)took / 1e9);
 	pipe_ok(_metadata, self, &good, 0, 4);
 }
 

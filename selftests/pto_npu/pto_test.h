@@ -260,15 +260,16 @@ static inline struct pto_kernel *pto_test_kb_finish(struct pto_kb *kb,
 }
 
 /*
- * The marking kernel of the lifetime, fault, fairness and soak tests:
- * out[0, arg0] = arg1 (an I64 tensor argument) after arg2 x @inner
- * iterations of an add, from every block. NULL if it cannot be built.
+ * The marking kernel of the graph, lifetime, fault, fairness and soak
+ * tests: out[0, arg0] = arg1 (an I64 tensor argument) after arg2 x @inner
+ * iterations of an add, from every block. NULL if it cannot be built, the
+ * reason in @err (@len bytes; NULL, 0 for none).
  */
 static inline struct pto_kernel *pto_test_mark_kernel(struct pto_device *dev,
-						      int64_t inner)
+						      int64_t inner, char *err,
+						      size_t len)
 {
 	struct pto_kb *kb;
-	char err[256];
 
 	if (pto_kb_new(dev, PTO_CORE_AIV, &kb))
 		return NULL;
@@ -284,7 +285,7 @@ static inline struct pto_kernel *pto_test_mark_kernel(struct pto_device *dev,
 	pto_kb_endloop(kb);
 	pto_kb_gst(kb, 0, 2, 0, 1);
 	pto_kb_end(kb);
-	return pto_test_kb_finish(kb, err, sizeof(err));
+	return pto_test_kb_finish(kb, err, len);
 }
 
 /* A row-major 2-D tensor [rows, cols] with a zero-filled buffer of its own. */

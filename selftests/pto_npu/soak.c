@@ -63,7 +63,7 @@ static unsigned long env_ul(const char *name, unsigned long dflt)
 /* out[0, arg0] = arg1 after arg2 x 100 iterations (pto_test.h). */
 static struct pto_kernel *mark_kernel(struct pto_device *dev)
 {
-	return pto_test_mark_kernel(dev, 100);
+	return pto_test_mark_kernel(dev, 100, NULL, 0);
 }
 
 /*

@@ -511,27 +511,7 @@ TEST_F_TIMEOUT(graph, backpressure_graph_through_tiny_queue, BIG_TIMEOUT_S)
 /* ------------------------------------------------------------------ failed producers */
 
 /* out[0, arg0] = arg1 after arg2 x 1000 iterations; faults if arg0 is out. */
-static struct pto_kernel *mark_kernel(struct pto_device *dev, char *err,
-				      size_t len)
-{
-	struct pto_kb *kb;
-
-	if (pto_kb_new(dev, PTO_CORE_AIV, &kb))
-		return NULL;
-	pto_kb_arg(kb, 0, 0);
-	pto_kb_arg(kb, 1, 1);
-	pto_kb_arg(kb, 3, 2);
-	pto_kb_ldi(kb, 2, 0);
-	pto_kb_ldi(kb, 6, 1000);
-	pto_kb_loop(kb, 4, 3);
-	pto_kb_loop(kb, 7, 6);
-	pto_kb_alui(kb, PTO_ALU_ADD, 5, 5, 1);
-	pto_kb_endloop(kb);
-	pto_kb_endloop(kb);
-	pto_kb_gst(kb, 0, 2, 0, 1);
-	pto_kb_end(kb);
-	return pto_test_kb_finish(kb, err, len);
-}
+#define MARK_INNER 1000
 
 static int push_mark(struct pto_queue *q, struct pto_kernel *k,
 		     struct pto_tensor **args, int64_t col, int64_t val,
@@ -565,7 +545,7 @@ TEST_F(graph, dependency_on_task_failed_in_earlier_doorbell)
 	ASSERT_EQ(0, pto_test_tensor2d(self->dev, PTO_DTYPE_I64, 1, OUT_COLS, &out));
 	args[0] = out;
 	po = pto_tensor_data(out);
-	k = mark_kernel(self->dev, err, sizeof(err));
+	k = pto_test_mark_kernel(self->dev, MARK_INNER, err, sizeof(err));
 	ASSERT_NE(NULL, k) TH_LOG("kernel: %s", err);
 
 	/* Doorbell 1: a GM fault, a refused entry, a good task. */
@@ -649,7 +629,7 @@ TEST_F(graph, dependency_on_earlier_doorbell_task_that_fails_later)
 
 	ASSERT_EQ(0, pto_test_tensor2d(self->dev, PTO_DTYPE_I64, 1, OUT_COLS, &out));
 	args[0] = out;
-	k = mark_kernel(self->dev, err, sizeof(err));
+	k = pto_test_mark_kernel(self->dev, MARK_INNER, err, sizeof(err));
 	ASSERT_NE(NULL, k) TH_LOG("kernel: %s", err);
 
 	/* A slow task that will fault, then its dependant in a second doorbell. */
@@ -687,7 +667,7 @@ TEST_F(graph, dependency_across_queues_of_one_context)
 	ASSERT_EQ(0, pto_test_tensor2d(self->dev, PTO_DTYPE_I64, 1, OUT_COLS, &out));
 	args[0] = out;
 	po = pto_tensor_data(out);
-	k = mark_kernel(self->dev, err, sizeof(err));
+	k = pto_test_mark_kernel(self->dev, MARK_INNER, err, sizeof(err));
 	ASSERT_NE(NULL, k) TH_LOG("kernel: %s", err);
 
 	/* Queue 1: a slow producer. Queue 2: its consumer, by absolute id. */
@@ -728,13 +708,13 @@ TEST_F(graph, task_ids_are_per_context)
 
 	ASSERT_EQ(0, pto_test_tensor2d(self->dev, PTO_DTYPE_I64, 1, OUT_COLS, &out));
 	args[0] = out;
-	k = mark_kernel(self->dev, err, sizeof(err));
+	k = pto_test_mark_kernel(self->dev, MARK_INNER, err, sizeof(err));
 	ASSERT_NE(NULL, k) TH_LOG("kernel: %s", err);
 	ASSERT_EQ(0, pto_test_dev_open(&dev2));
 	ASSERT_EQ(0, pto_queue_create(dev2, 64, 0, &q2));
 	ASSERT_EQ(0, pto_test_tensor2d(dev2, PTO_DTYPE_I64, 1, OUT_COLS, &out2));
 	args2[0] = out2;
-	k2 = mark_kernel(dev2, err, sizeof(err));
+	k2 = pto_test_mark_kernel(dev2, MARK_INNER, err, sizeof(err));
 	ASSERT_NE(NULL, k2) TH_LOG("kernel: %s", err);
 
 	/* This context's task 1 is slow... */
@@ -850,7 +830,7 @@ TEST_F_TIMEOUT(tmo, endless_kernel_times_out_and_device_goes_on, 120)
 	pto_graph_free(g);
 
 	/* The device is fine: an ordinary graph runs. */
-	mark = mark_kernel(self->dev, err, sizeof(err));
+	mark = pto_test_mark_kernel(self->dev, MARK_INNER, err, sizeof(err));
 	ASSERT_NE(NULL, mark) TH_LOG("kernel: %s", err);
 	ASSERT_EQ(0, pto_graph_new(self->dev, &g));
 	for (i = 0; i < 8; i++) {

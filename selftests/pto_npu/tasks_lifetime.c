@@ -121,7 +121,7 @@ static int wait_released(int fd, const struct drm_pto_npu_memory_info *mem0,
 /* out[0, arg0] = arg1 after arg2 x 1000 iterations (pto_test.h). */
 static struct pto_kernel *mark_kernel(struct pto_device *dev)
 {
-	return pto_test_mark_kernel(dev, 1000);
+	return pto_test_mark_kernel(dev, 1000, NULL, 0);
 }
 
 /* A short graph on a fresh context: the device still works. */
