@@ -128,12 +128,27 @@ static int pto_debugfs_counters(struct seq_file *m, void *data)
 	return 0;
 }
 
+/* Spare task memory kept for reuse (pto_task_mem_alloc()). */
+static int pto_debugfs_spares(struct seq_file *m, void *data)
+{
+	struct drm_debugfs_entry *entry = m->private;
+	struct pto_device *pdev = to_pto_device(entry->dev);
+	size_t bytes;
+	u32 n = pto_task_spares(pdev->sched, &bytes);
+
+	seq_printf(m, "spares: %u\n", n);
+	seq_printf(m, "max: %u\n", pto_task_spares_max());
+	seq_printf(m, "bytes: %zu\n", bytes);
+	return 0;
+}
+
 static const struct drm_debugfs_info pto_debugfs_list[] = {
 	{ "topology", pto_debugfs_topology, 0 },
 	{ "gm", pto_debugfs_gm, 0 },
 	{ "cores", pto_debugfs_cores, 0 },
 	{ "queues", pto_debugfs_queues, 0 },
 	{ "counters", pto_debugfs_counters, 0 },
+	{ "spares", pto_debugfs_spares, 0 },
 };
 
 void pto_debugfs_init(struct pto_device *pdev)

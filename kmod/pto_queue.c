@@ -321,10 +321,9 @@ static struct pto_task *pto_task_alloc(struct pto_file *ctx,
 		nd * sizeof(struct pto_edge) +
 		(size_t)nb * nparts * sizeof(struct pto_block_rec) +
 		nrings * sizeof(struct pto_xring_set);
-	t = pto_task_mem_alloc(size);
+	t = pto_task_mem_alloc(ctx->pdev->sched, size);
 	if (!t)
 		return NULL;
-	t->mem_size = size;
 	p = (u8 *)(t + 1);
 	t->rings = nrings ? (struct pto_xring_set *)p : NULL;
 	for (i = 0; i < nrings; i++)
@@ -676,12 +675,6 @@ static u32 pto_take_entry(struct pto_device *pdev, struct drm_file *file,
 	if (!t)
 		return 0;
 	t->id = ctx->next_id;
-	/* Room to remember a failure without allocating under the lock. */
-	t->fail_rec = pto_failed_alloc();
-	if (!t->fail_rec) {
-		pto_task_mem_free(t);
-		return 0;
-	}
 	if (n == 1 && bad_slots != 1)
 		pto_refuse(t, DRM_PTO_NPU_REASON_SLOTS, bad_slots);
 	else if (!pto_counts_ok(e))
@@ -709,6 +702,9 @@ static u32 pto_take_entry(struct pto_device *pdev, struct drm_file *file,
 	pto_sched_add(pdev, t, deps, freeable);
 	return n;
 }
+
+/* Entries a doorbell takes between two reschedule points. */
+#define PTO_INTAKE_BATCH 64
 
 static struct pto_queue *pto_queue_get(struct pto_file *ctx, u32 id)
 {
@@ -782,8 +778,14 @@ int pto_ioctl_queue_submit(struct drm_device *drm, void *data,
 		}
 		head += n;
 		taken++;
-		/* A doorbell may take thousands of entries: let others run. */
-		cond_resched();
+		/*
+		 * A doorbell may take thousands of entries: let others run,
+		 * but every so many entries, not after each one: the worker
+		 * an entry woke would otherwise be switched to and back once
+		 * per task. It runs the batch when the doorbell returns.
+		 */
+		if (taken % PTO_INTAKE_BATCH == 0)
+			cond_resched();
 	}
 	q->sq_head = head;
 out_publish:

@@ -243,17 +243,62 @@ void pto_sched_caches_exit(void)
 	pto_failed_cache = NULL;
 }
 
+/*
+ * Small tasks kept for reuse per device, with their failure records: a
+ * doorbell's worth of the common case. Allocating and freeing them through
+ * the slab cost about a third of an empty task's overhead (two objects
+ * each way, the task zeroed whole); a spare is zeroed only as far as the
+ * new task reaches (Documentation/performance.rst).
+ */
+#define PTO_TASK_SPARES 1024
+/* A few under KASAN: a task freed through the slab is checked for late use. */
+#define PTO_TASK_SPARES_MAX (IS_ENABLED(CONFIG_KASAN) ? 16 : PTO_TASK_SPARES)
+
 /**
  * pto_task_mem_alloc - zeroed memory for a task of @size bytes
+ * @s: scheduler of the device
  * @size: the task with its variable parts
  *
- * Return: the memory (free it with pto_task_mem_free()), or NULL.
+ * The task comes with @fail_rec, room to remember a failure without
+ * allocating under the scheduler lock. A spare is taken first.
+ *
+ * Return: the task (free it with pto_task_mem_free() or
+ * pto_tasks_free_list()), or NULL.
  */
-void *pto_task_mem_alloc(size_t size)
+struct pto_task *pto_task_mem_alloc(struct pto_sched *s, size_t size)
 {
-	if (size <= PTO_TASK_SMALL)
-		return kmem_cache_zalloc(pto_task_cache, GFP_KERNEL);
-	return kvzalloc(size, GFP_KERNEL | __GFP_NOWARN);
+	struct pto_task *t = NULL;
+	struct pto_failed *f;
+
+	if (size <= PTO_TASK_SMALL) {
+		spin_lock(&s->spare_lock);
+		t = list_first_entry_or_null(&s->spares, struct pto_task,
+					     held_link);
+		if (t) {
+			list_del(&t->held_link);
+			s->nspares--;
+		}
+		spin_unlock(&s->spare_lock);
+		if (t) {
+			f = t->fail_rec;
+			memset(t, 0, size);
+			t->fail_rec = f;
+			t->mem_size = size;
+			return t;
+		}
+		t = kmem_cache_zalloc(pto_task_cache, GFP_KERNEL);
+	} else {
+		t = kvzalloc(size, GFP_KERNEL | __GFP_NOWARN);
+	}
+	if (!t)
+		return NULL;
+	t->mem_size = size;
+	t->fail_rec = kmem_cache_alloc(pto_failed_cache, GFP_KERNEL);
+	if (!t->fail_rec) {
+		pto_task_mem_free(t);
+		return NULL;
+	}
+	return t;
 }
 
 /**
@@ -270,14 +315,47 @@ void pto_task_mem_free(struct pto_task *task)
 		kvfree(task);
 }
 
-/**
- * pto_failed_alloc - a failure record, allocated at intake
- *
- * Return: the record, or NULL.
- */
-struct pto_failed *pto_failed_alloc(void)
+/* Keep what fits of @list (freed tasks, by held_link) as spares. */
+static void pto_task_keep_spares(struct pto_sched *s, struct list_head *list)
 {
-	return kmem_cache_alloc(pto_failed_cache, GFP_KERNEL);
+	struct pto_task *task, *tmp;
+
+	spin_lock(&s->spare_lock);
+	list_for_each_entry_safe(task, tmp, list, held_link) {
+		if (s->nspares >= PTO_TASK_SPARES_MAX)
+			break;
+		if (task->mem_size > PTO_TASK_SMALL || !task->fail_rec)
+			continue;
+		list_move(&task->held_link, &s->spares);
+		s->nspares++;
+	}
+	spin_unlock(&s->spare_lock);
+}
+
+/* The most spares a device keeps. */
+u32 pto_task_spares_max(void)
+{
+	return PTO_TASK_SPARES_MAX;
+}
+
+/**
+ * pto_task_spares - spare task memory a device keeps
+ * @s: scheduler of the device
+ * @bytes: out: their size, failure records included (or NULL)
+ *
+ * Return: the number of spares.
+ */
+u32 pto_task_spares(struct pto_sched *s, size_t *bytes)
+{
+	u32 n;
+
+	spin_lock(&s->spare_lock);
+	n = s->nspares;
+	spin_unlock(&s->spare_lock);
+	if (bytes)
+		*bytes = (size_t)n * (kmem_cache_size(pto_task_cache) +
+				      kmem_cache_size(pto_failed_cache));
+	return n;
 }
 
 /* One clock read per dispatch pass: its placements happen at one instant. */
@@ -1149,6 +1227,7 @@ void pto_tasks_free_list(struct list_head *list)
 	}
 	wake_up_all(&woke->wq);
 	spin_unlock(&s->lock);
+	pto_task_keep_spares(s, list);
 	list_for_each_entry_safe(task, tmp, list, held_link) {
 		list_del(&task->held_link);
 		pto_task_mem_free(task);
@@ -1177,6 +1256,8 @@ int pto_sched_init(struct pto_device *pdev)
 	spin_lock_init(&s->soft_lock);
 	INIT_LIST_HEAD(&s->soft_waiters);
 	INIT_DELAYED_WORK(&s->watchdog, pto_barrier_watchdog);
+	spin_lock_init(&s->spare_lock);
+	INIT_LIST_HEAD(&s->spares);
 	s->ncores[0] = t->clusters * PTO_AIV_PER_CLUSTER;
 	s->ncores[1] = t->clusters;
 
@@ -1234,11 +1315,14 @@ err:
 void pto_sched_fini(struct pto_device *pdev)
 {
 	struct pto_sched *s = pdev->sched;
+	struct pto_task *task, *tmp;
 	u32 ti, i;
 
 	if (!s)
 		return;
 	cancel_delayed_work_sync(&s->watchdog);
+	list_for_each_entry_safe(task, tmp, &s->spares, held_link)
+		pto_task_mem_free(task);
 	for (ti = 0; ti < 2; ti++) {
 		for (i = 0; s->cores[ti] && i < s->ncores[ti]; i++) {
 			if (s->cores[ti][i].thread)

@@ -441,12 +441,11 @@ struct pto_core {
  * @buf_size: budget of each local buffer
  * @no_preload: per type, no core can take a pending unit: the last scan
  *              found none and no core has started, finished or been
- *              released since (spares dispatch a scan of every core per
+ *              released since (saves dispatch a scan of every core per
  *              task while a backlog waits)
  * @kickq: cores whose unit can run on any worker thread (it never waits
  *         for another unit), kicked while @awake reached @budget
  * @awake: core threads woken or running (none sleeps in a wait: waits park)
- *         wait
  * @budget: threads worth keeping awake: the CPUs (more only add
  *          context switches)
  * @pdev: the device
@@ -456,6 +455,11 @@ struct pto_core {
  * @watchdog: while units are parked: polls SOFT counters (GM may be
  *            written by anyone) and ends waits without progress for
  *            timeout_ms
+ * @spare_lock: protects @spares and @nspares
+ * @spares: memory of freed small tasks, each with its unused failure
+ *          record, reused by intake (last freed first); linked by
+ *          held_link
+ * @nspares: tasks on @spares, at most PTO_TASK_SPARES (fewer under KASAN)
  */
 struct pto_sched {
 	spinlock_t lock;	/* see the kernel-doc above */
@@ -475,6 +479,9 @@ struct pto_sched {
 	spinlock_t soft_lock;	/* soft_waiters */
 	struct list_head soft_waiters;
 	struct delayed_work watchdog;
+	spinlock_t spare_lock;	/* spares, nspares */
+	struct list_head spares;
+	u32 nspares;
 };
 
 /**
@@ -586,9 +593,10 @@ void pto_sched_cancel_ctx(struct pto_file *ctx);
 void pto_sched_forget_failed(struct pto_file *ctx);
 int pto_sched_caches_init(void);
 void pto_sched_caches_exit(void);
-void *pto_task_mem_alloc(size_t size);
+struct pto_task *pto_task_mem_alloc(struct pto_sched *s, size_t size);
 void pto_task_mem_free(struct pto_task *task);
-struct pto_failed *pto_failed_alloc(void);
+u32 pto_task_spares(struct pto_sched *s, size_t *bytes);
+u32 pto_task_spares_max(void);
 void pto_sched_flush_kicks(struct pto_device *pdev);
 void pto_sched_unpark(struct pto_sched *s, struct pto_core *core, s32 st);
 void pto_sched_park_armed(struct pto_sched *s);

@@ -1102,6 +1102,168 @@ static long dbg_read_long(const char *name)
 	return n <= 0 ? (n ? n : -EIO) : strtol(buf, NULL, 10);
 }
 
+/* The value of "@key: N" in debugfs file @name, or a negative errno. */
+static long dbg_read_key(const char *name, const char *key)
+{
+	char buf[512], *p;
+	int n = dbg_read(name, buf, sizeof(buf));
+
+	if (n <= 0)
+		return n ? n : -EIO;
+	for (p = buf; p; p = strchr(p, '\n')) {
+		p += *p == '\n';
+		if (!strncmp(p, key, strlen(key)) && p[strlen(key)] == ':')
+			return strtol(p + strlen(key) + 1, NULL, 10);
+	}
+	return -ENOENT;
+}
+
+/*
+ * Spare tasks once every task taken has been freed: no context has one in
+ * flight (5 s at most), then a moment for the worker that freed the last
+ * to put it on the spares (it does so just after).
+ */
+static long settled_spares(void)
+{
+	char buf[4096];
+	int i;
+
+	for (i = 0; i < 500; i++) {
+		int n = dbg_read("queues", buf, sizeof(buf));
+		char *p = buf;
+		bool busy = false;
+
+		if (n <= 0)
+			return n ? n : -EIO;
+		while ((p = strstr(p, "inflight="))) {
+			p += strlen("inflight=");
+			busy |= *p != '0';
+		}
+		if (!busy)
+			break;
+		usleep(10000);
+	}
+	usleep(50000);
+	return dbg_read_key("spares", "spares");
+}
+
+/*
+ * The memory of freed small tasks is kept for reuse, up to "max" per
+ * device (debugfs "spares"): more tasks than that in flight at once fill
+ * the spares exactly when they retire, a doorbell takes one per task it
+ * takes, and they come back when those retire.
+ * A failed task's record is used up: its memory goes back to the slab.
+ */
+TEST_F_TIMEOUT(dev, spare_tasks_are_bounded_and_reused, 120)
+{
+	struct pto_tensor *out, *args[1];
+	struct pto_cqe cqe[64];
+	int64_t fault_sc[3] = { 0, 1, 1 };
+	struct pto_kernel *k;
+	long max, held;
+	unsigned int i, n, got = 0;
+	int64_t t0;
+	uint32_t consumed = 0;
+
+	max = dbg_read_key("spares", "max");
+	if (max < 0)
+		SKIP(return, "no debugfs spares file (%ld)", max);
+	ASSERT_LT(2, max);
+	ASSERT_EQ(0, pto_test_tensor2d(self->dev, PTO_DTYPE_I64, 1, OUT_COLS, &out));
+	args[0] = out;
+	k = mark_kernel(self->dev);
+	ASSERT_NE(NULL, k);
+
+	/*
+	 * More small tasks in flight at once than there are spares: they fill
+	 * up, and no further. (Tasks that retire while the doorbell still
+	 * takes entries hand their memory straight back to it: 50 000
+	 * iterations each keep all of them in flight.)
+	 */
+	n = max + 8 > 2000 ? 2000 : (unsigned int)max + 8;
+	for (i = 0; i < n; i++) {
+		int64_t sc[3] = { i % OUT_COLS, i, 50 };
+
+		ASSERT_EQ(0, pto_queue_push_task(self->q, &(struct pto_task_desc){
+			.kernel_aiv = k, .block_num = 1, .tensors = args,
+			.num_tensors = 1, .scalars = sc, .num_scalars = 3 }));
+		if ((i + 1) % 256 == 0 || i + 1 == n)
+			ASSERT_EQ(0, pto_queue_doorbell(self->q, 0, 0, &consumed, NULL));
+	}
+	for (got = 0; got < n;) {
+		int r = pto_queue_reap(self->q, cqe, 64), j;
+
+		ASSERT_LE(0, r);
+		if (!r) {
+			ASSERT_EQ(0, pto_queue_wait(self->q, pto_time_ns() + RUN_TIMEOUT_NS));
+			continue;
+		}
+		for (j = 0; j < r; j++) {
+			EXPECT_EQ(PTO_STATUS_OK, cqe[j].info.status);
+		}
+		got += r;
+	}
+	ASSERT_EQ(max, settled_spares());
+
+	/*
+	 * 4 long tasks: the doorbell takes 4 spares. (Tasks of the same shape
+	 * as the first run's, which fit a spare: how many bytes a task takes
+	 * depends on the kernel's configuration.)
+	 */
+	t0 = pto_time_ns();
+	for (i = 0; i < 4; i++) {
+		int64_t sc[3] = { i, 7, 1000 };
+
+		ASSERT_EQ(0, pto_queue_push_task(self->q, &(struct pto_task_desc){
+			.kernel_aiv = k, .block_num = 1, .tensors = args,
+			.num_tensors = 1, .scalars = sc, .num_scalars = 3 }));
+	}
+	ASSERT_EQ(0, pto_queue_doorbell(self->q, 0, 0, &consumed, NULL));
+	ASSERT_EQ(4u, consumed);
+	held = dbg_read_key("spares", "spares");
+	/*
+	 * 1 million iterations each: a task that retired before the read
+	 * (posted its CQE first) may have handed its spare back already.
+	 */
+	got = pto_queue_reap(self->q, cqe, 64);
+	ASSERT_LE(0, (int)got);
+	EXPECT_LE(max - 4, held);
+	EXPECT_GE(max - 4 + (long)got, held);
+	while (got < 4) {
+		int r = pto_queue_reap(self->q, cqe, 64);
+
+		ASSERT_LE(0, r);
+		if (!r) {
+			ASSERT_EQ(0, pto_queue_wait(self->q, pto_time_ns() + RUN_TIMEOUT_NS));
+		}
+		got += r;
+	}
+	TH_LOG("4 tasks of 1M iterations: %lld ms; spares after the doorbell %ld of %ld",
+	       (long long)(pto_time_ns() - t0) / 1000000, held, max);
+	EXPECT_EQ(max, settled_spares());
+
+	/* A task that faults keeps its record: its memory is not a spare. */
+	fault_sc[0] = OUT_COLS + 1;
+	ASSERT_EQ(0, pto_queue_push_task(self->q, &(struct pto_task_desc){
+		.kernel_aiv = k, .block_num = 1, .tensors = args,
+		.num_tensors = 1, .scalars = fault_sc, .num_scalars = 3 }));
+	ASSERT_EQ(0, pto_queue_doorbell(self->q, 0, 0, &consumed, NULL));
+	for (got = 0; !got;) {
+		int r = pto_queue_reap(self->q, cqe, 1);
+
+		ASSERT_LE(0, r);
+		if (!r) {
+			ASSERT_EQ(0, pto_queue_wait(self->q, pto_time_ns() + RUN_TIMEOUT_NS));
+		}
+		got = r;
+	}
+	EXPECT_EQ(PTO_STATUS_GM_FAULT, cqe[0].info.status);
+	EXPECT_EQ(max - 1, settled_spares());
+	pto_kernel_free(k);
+	pto_tensor_free(out);
+	EXPECT_EQ(0, run_a_graph());
+}
+
 /*
  * inject_hang = 1: the next unit to start hangs. A task alone on the
  * device takes it; its consumers, submitted after, fail with DEP_FAILED,
