@@ -845,6 +845,57 @@ static void pto_complete(struct pto_sched *s, struct pto_task *first,
 	}
 }
 
+/*
+ * allow_early_resolve, its common case: @task, one unit that has just ended
+ * OK, is the last producer of a one-unit consumer pre-staged on a core no
+ * thread runs. Release that consumer now, before the producer's completion:
+ * the calling worker starts it at once and retires the producer after
+ * (pto_core_run()), as the hardware's doorbell starts a staged core while
+ * the AICPU is still retiring the producer. pto_doorbell() leaves the unit
+ * alone later: its core is no longer staged.
+ *
+ * Return: the consumer's core, taken by the calling worker, or NULL.
+ */
+static struct pto_core *pto_early_release(struct pto_sched *s,
+					  struct pto_task *task,
+					  const struct pto_exec_result *res,
+					  u64 now)
+{
+	struct pto_edge *e;
+
+	lockdep_assert_held(&s->lock);
+	if (!(task->flags & DRM_PTO_NPU_TASK_F_EARLY_RESOLVE) ||
+	    res->status != DRM_PTO_NPU_STATUS_OK ||
+	    task->status != DRM_PTO_NPU_STATUS_OK || task->units != 1 ||
+	    task->blocks_out != 1 || task->state != PTO_TASK_PLACED ||
+	    atomic_read(&task->cancel))
+		return NULL;
+	list_for_each_entry(e, &task->fanout, link) {
+		struct pto_task *c = e->consumer;
+		struct pto_block_rec *rec = &c->blocks[0];
+		struct pto_core *core;
+
+		if (c->fanin != 1 || c->units != 1 || !c->staged_units ||
+		    c->dep_failed || c->status != DRM_PTO_NPU_STATUS_OK ||
+		    c->ctx->dead || atomic_read(&c->cancel))
+			continue;
+		core = &s->cores[rec->core_type == PTO_CORE_AIC][rec->core];
+		if (!core->staged || core->run_task != c || core->run_unit ||
+		    core->in_worker)
+			continue;
+		core->staged = false;
+		core->in_worker = true;
+		s->no_preload[core->type == PTO_CORE_AIC] = false;
+		c->staged_units--;
+		rec->ts[PTO_TS_DISPATCH] = now;
+		pto_count(core->pdev, doorbells);
+		trace_pto_doorbell(core->pdev->index, c->ctx->uid, c->id, 0,
+				   core->type, core->index, 0);
+		return core;
+	}
+	return NULL;
+}
+
 static void pto_block_done(struct pto_sched *s, struct pto_core *core,
 			   struct pto_task *task, u32 unit,
 			   const struct pto_exec_result *res,
@@ -895,6 +946,29 @@ static void pto_block_done(struct pto_sched *s, struct pto_core *core,
 	pto_sched_dispatch(s, core);
 }
 
+/*
+ * Retire the unit whose end released a consumer early (pto_early_release()),
+ * once that consumer has started on the calling worker. The producer's core
+ * goes back to the scheduler: its thread, or the kick queue, runs what it
+ * has next; a further consumer its completion releases goes the same way.
+ */
+static void pto_early_retire(struct pto_sched *s, struct pto_core *pcore,
+			     struct pto_task *ptask, u32 punit,
+			     const struct pto_exec_result *pres,
+			     struct list_head *freeable, struct list_head *post)
+{
+	struct pto_core *adopt = NULL;
+
+	pto_block_done(s, pcore, ptask, punit, pres, freeable, &adopt, post);
+	if (adopt) {
+		adopt->in_worker = false;
+		pto_core_kick(s, adopt, NULL);
+	}
+	pcore->in_worker = false;
+	if (pcore->run_task && !pcore->staged && !pcore->parked)
+		pto_core_kick(s, pcore, NULL);
+}
+
 /* A worker's own core has a unit to run and no thread running it. */
 static bool pto_own_has_work(const struct pto_core *own)
 {
@@ -911,10 +985,12 @@ static bool pto_own_has_work(const struct pto_core *own)
 static void pto_core_run(struct pto_core *own)
 {
 	struct pto_sched *s = own->pdev->sched;
-	struct pto_core *core = own, *adopt = NULL;
+	struct pto_core *core = own, *adopt = NULL, *early, *pcore = NULL;
+	struct pto_exec_result pres = {};
+	struct pto_task *ptask = NULL;
 	LIST_HEAD(freeable);
 	LIST_HEAD(post);
-	u32 ran = 0, streak;
+	u32 ran = 0, streak, punit = 0;
 
 	spin_lock(&s->lock);
 	own->rung = false;
@@ -955,6 +1031,17 @@ next_core:
 			trace_pto_start(core->pdev->index, task->ctx->uid,
 					task->id, unit, core->type, core->index,
 					0);
+			if (ptask) {
+				/*
+				 * Released early by its producer's end: retire
+				 * the producer now that this unit has started.
+				 */
+				spin_lock(&s->lock);
+				pto_early_retire(s, pcore, ptask, punit, &pres,
+						 &freeable, &post);
+				spin_unlock(&s->lock);
+				ptask = NULL;
+			}
 			/*
 			 * The producers whose doorbell released this unit:
 			 * their completions are posted now that it has started
@@ -983,6 +1070,16 @@ next_core:
 		/* Those of a resumed unit (parked before they could be posted). */
 		pto_post_list(&post, &freeable);
 		rec->ts[PTO_TS_FINISH] = ktime_get_ns();
+		early = pto_early_release(s, task, &res, rec->ts[PTO_TS_FINISH]);
+		if (early) {
+			/* Its consumer first; this unit is retired once it starts. */
+			pcore = core;
+			ptask = task;
+			punit = unit;
+			pres = res;
+			core = early;
+			continue;
+		}
 		pto_block_done(s, core, task, unit, &res, &freeable, &adopt,
 			       &post);
 		if (adopt && core->run_task && !core->staged) {

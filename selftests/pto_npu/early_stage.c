@@ -242,6 +242,95 @@ TEST_F(early, staged_consumer_of_flagged_producer)
 }
 
 /*
+ * A chain of one-block flagged tasks behind a slow first one: every
+ * consumer is pre-staged and released by its producer's end (the early
+ * release that starts it before the producer is retired,
+ * Documentation/techniques/early-resolve.rst). Each starts after its
+ * producer ended, was dispatched (released) no earlier than that end, and
+ * adds to what its producer wrote.
+ */
+TEST_F(early, one_block_chain_released_at_producer_end)
+{
+	struct pto_tensor *t[7];
+	struct pto_graph *g;
+	int64_t one = 1;
+	int i;
+
+	for (i = 0; i < 7; i++) {
+		t[i] = ftensor(self->dev, TR, i ? 0 : 3);
+		ASSERT_NE(NULL, t[i]);
+	}
+	ASSERT_EQ(0, pto_graph_new(self->dev, &g));
+	for (i = 0; i < 6; i++) {
+		int64_t dep = i - 1;
+
+		ASSERT_EQ(i, add_add(g, self->k_add, t[i], t[i + 1], 1,
+				     i ? &one : &self->slow_iters,
+				     PTO_TASK_EARLY_RESOLVE, &dep, i ? 1 : 0,
+				     NULL, NULL));
+	}
+	ASSERT_EQ(0, pto_graph_run(g, self->q, RUN_TIMEOUT))
+		TH_LOG("run: %s", pto_graph_error(g));
+	for (i = 1; i < 6; i++) {
+		const struct pto_block_info *b;
+		unsigned int n = 0;
+
+		ASSERT_EQ(0, pto_graph_task_blocks(g, i, &b, &n));
+		ASSERT_EQ(1U, n);
+		EXPECT_EQ(PTO_BLOCK_STAGED | PTO_BLOCK_RAN,
+			  b[0].flags & (PTO_BLOCK_STAGED | PTO_BLOCK_RAN))
+			TH_LOG("task %d", i);
+		EXPECT_LE(task_end(g, i - 1), b[0].ts_dispatch) TH_LOG("task %d", i);
+		EXPECT_LE(b[0].ts_dispatch, b[0].ts_start) TH_LOG("task %d", i);
+		EXPECT_EQ(-1, first_mismatch(t[i + 1], t[0],
+					     (float)self->slow_iters + i, 0,
+					     TR * COLS)) TH_LOG("task %d", i);
+	}
+	TH_LOG("end -> start of the released consumers: %lld ns (task 1)",
+	       (long long)(task_start(g, 1) - task_end(g, 0)));
+	pto_graph_free(g);
+	for (i = 0; i < 7; i++)
+		pto_tensor_free(t[i]);
+}
+
+/*
+ * A one-block consumer of two flagged one-block producers, the second
+ * three times slower: it is staged once both are on cores, and only the
+ * end of the last one releases it (not the first: it still waits for the
+ * second).
+ */
+TEST_F(early, one_block_consumer_of_two_waits_for_the_last)
+{
+	struct pto_tensor *a, *b1, *b2, *c;
+	struct pto_graph *g;
+	int64_t one = 1, slow3 = 3 * self->slow_iters, deps[2] = { 0, 1 };
+
+	a = ftensor(self->dev, TR, 2);
+	b1 = ftensor(self->dev, TR, 0);
+	b2 = ftensor(self->dev, TR, 0);
+	c = ftensor(self->dev, TR, 0);
+	ASSERT_NE(NULL, c);
+	ASSERT_EQ(0, pto_graph_new(self->dev, &g));
+	ASSERT_EQ(0, add_add(g, self->k_add, a, b1, 1, &self->slow_iters,
+			     PTO_TASK_EARLY_RESOLVE, NULL, 0, NULL, NULL));
+	ASSERT_EQ(1, add_add(g, self->k_add, a, b2, 1, &slow3,
+			     PTO_TASK_EARLY_RESOLVE, NULL, 0, NULL, NULL));
+	ASSERT_EQ(2, add_add(g, self->k_add, b2, c, 1, &one, 0, deps, 2, NULL,
+			     NULL));
+	ASSERT_EQ(0, pto_graph_run(g, self->q, RUN_TIMEOUT))
+		TH_LOG("run: %s", pto_graph_error(g));
+	EXPECT_EQ(1, pto_test_blocks_with(g, 2, PTO_BLOCK_STAGED | PTO_BLOCK_RAN));
+	EXPECT_LE(task_end(g, 0), task_start(g, 2));
+	EXPECT_LE(task_end(g, 1), task_start(g, 2));
+	EXPECT_EQ(-1, first_mismatch(c, a, (float)slow3 + 1, 0, TR * COLS));
+	pto_graph_free(g);
+	pto_tensor_free(c);
+	pto_tensor_free(b2);
+	pto_tensor_free(b1);
+	pto_tensor_free(a);
+}
+
+/*
  * A consumer of two slow producers: with one of them unflagged, nothing is
  * staged; with both flagged, the consumer is. The second producer runs
  * three times longer, so the flagged one never ends first and leaves the
