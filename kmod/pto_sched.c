@@ -469,30 +469,49 @@ static void pto_try_stage(struct pto_sched *s, struct pto_task *c)
  * dispatch loop. The calling worker runs one of them itself (@adopt) when
  * it can, so the first consumer unit starts without even a wake-up.
  */
+/*
+ * The core unit @u of @task is still staged on, or NULL. Staged units are
+ * placed units: each record names its core.
+ */
+static struct pto_core *pto_staged_core(struct pto_sched *s,
+					struct pto_task *task, u32 u)
+{
+	const struct pto_block_rec *rec = &task->blocks[u];
+	struct pto_core *core;
+
+	if (!rec->staged)
+		return NULL;
+	core = &s->cores[rec->core_type == PTO_CORE_AIC][rec->core];
+	if (!core->staged || core->run_task != task || core->run_unit != u)
+		return NULL;
+	return core;
+}
+
+/* Release staged unit @u of @task from @core: its doorbell rang at @now. */
+static void pto_release_staged(struct pto_sched *s, struct pto_core *core,
+			       struct pto_task *task, u32 u, u64 now)
+{
+	core->staged = false;
+	s->no_preload[core->type == PTO_CORE_AIC] = false;
+	task->staged_units--;
+	task->blocks[u].ts[PTO_TS_DISPATCH] = now;
+	pto_count(core->pdev, doorbells);
+	trace_pto_doorbell(core->pdev->index, task->ctx->uid, task->id, u,
+			   core->type, core->index, 0);
+}
+
 static void pto_doorbell(struct pto_sched *s, struct pto_task *task,
 			 struct pto_core **adopt, u64 *now)
 {
 	u32 u;
 
-	/* Staged units are placed units: each record names its core. */
 	for (u = 0; u < task->next_block * task->nparts && task->staged_units;
 	     u++) {
-		const struct pto_block_rec *rec = &task->blocks[u];
-		struct pto_core *core;
+		struct pto_core *core = pto_staged_core(s, task, u);
 
-		if (!rec->staged)
+		if (!core)
 			continue;
-		core = &s->cores[rec->core_type == PTO_CORE_AIC][rec->core];
-		if (!core->staged || core->run_task != task ||
-		    core->run_unit != u)
-			continue;
-		core->staged = false;
-		s->no_preload[core->type == PTO_CORE_AIC] = false;
-		task->staged_units--;
-		task->blocks[u].ts[PTO_TS_DISPATCH] = pto_pass_ns(now);
-		pto_count(core->pdev, doorbells);
-		trace_pto_doorbell(core->pdev->index, task->ctx->uid, task->id,
-				   u, core->type, core->index, 0);
+		pto_release_staged(s, core, task, u, pto_pass_ns(now));
 		if (adopt && !*adopt && !core->in_worker) {
 			core->in_worker = true;
 			*adopt = core;
@@ -872,25 +891,17 @@ static struct pto_core *pto_early_release(struct pto_sched *s,
 		return NULL;
 	list_for_each_entry(e, &task->fanout, link) {
 		struct pto_task *c = e->consumer;
-		struct pto_block_rec *rec = &c->blocks[0];
 		struct pto_core *core;
 
 		if (c->fanin != 1 || c->units != 1 || !c->staged_units ||
 		    c->dep_failed || c->status != DRM_PTO_NPU_STATUS_OK ||
 		    c->ctx->dead || atomic_read(&c->cancel))
 			continue;
-		core = &s->cores[rec->core_type == PTO_CORE_AIC][rec->core];
-		if (!core->staged || core->run_task != c || core->run_unit ||
-		    core->in_worker)
+		core = pto_staged_core(s, c, 0);
+		if (!core || core->in_worker)
 			continue;
-		core->staged = false;
+		pto_release_staged(s, core, c, 0, now);
 		core->in_worker = true;
-		s->no_preload[core->type == PTO_CORE_AIC] = false;
-		c->staged_units--;
-		rec->ts[PTO_TS_DISPATCH] = now;
-		pto_count(core->pdev, doorbells);
-		trace_pto_doorbell(core->pdev->index, c->ctx->uid, c->id, 0,
-				   core->type, core->index, 0);
 		return core;
 	}
 	return NULL;
