@@ -194,8 +194,9 @@ $(BUILD)/bench/pto-bench: tools/bench/pto-bench.c $(LIBPTO_SO) $(LIBPTO_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_USER) -o $@ $< -L$(BUILD)/lib -lpto $(LDLIBS_USER) $(RPATH)
 
-# Some kselftests alone in the test VM, then the kmemleak scan:
-#   make vm-test T="queue_uapi fuzz" [VMENV="NAME=VALUE ..."]
+# Some kselftests alone in the test VM ("kunit": the KUnit suites), then
+# the kmemleak scan:
+#   make vm-test T="queue_uapi fuzz kunit" [VMENV="NAME=VALUE ..."]
 vm-test: deps kernel
 	@[ -n "$(T)" ] || { echo 'vm-test: name the kselftests, e.g. make vm-test T="queue_uapi"' >&2; exit 2; }
 	@$(MAKE) -s module-test

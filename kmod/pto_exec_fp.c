@@ -18,10 +18,33 @@
 #include <linux/sched.h>
 #include <linux/string.h>
 #include <asm/fpu/api.h>
+#include <kunit/visibility.h>
 
 #include "pto_task.h"
 
 #define PTO_FP_CHUNK 2048
+
+/* MXCSR's precision (inexact) flag: sticky status, no effect on results. */
+#define PTO_MXCSR_PE 0x0020
+
+/*
+ * kernel_fpu_begin() with the inexact flag already set. It changes no
+ * result (exceptions stay masked), but qemu's TCG does an f32 op on the
+ * host's FPU only while the flag is set, and in its softfloat library,
+ * about 2.5x slower, until some op has rounded: exact data (small integers,
+ * as in most tests) would never get there within a chunk.
+ */
+static void pto_fpu_begin(void)
+{
+	kernel_fpu_begin();
+#ifdef CONFIG_X86_64
+	{
+		u32 mxcsr = MXCSR_DEFAULT | PTO_MXCSR_PE;
+
+		asm volatile("ldmxcsr %0" : : "m" (mxcsr));
+	}
+#endif
+}
 
 static inline float pto_f(u32 bits)
 {
@@ -213,28 +236,157 @@ static void pto_bin_range(u32 op, u32 *dst, const u32 *a, const u32 *b,
 	}
 }
 
-static void pto_fp_bin(u32 op, u32 *dst, const u32 *a, const u32 *b, u32 s,
-		       size_t n)
+#ifdef CONFIG_X86_64
+/*
+ * Eight lanes with AVX2, where the CPU has it and the kernel saves its
+ * registers: half the instructions of the four-lane form, and under qemu's
+ * TCG half the helper calls, which is most of an f32 tile op's time there
+ * (Documentation/performance.rst, row 8). Same lane arithmetic, so the
+ * same bits; the last 1..7 elements take the four-lane form.
+ */
+#define PTO_AVX2 __attribute__((target("avx2")))
+#define pto_v8f float __attribute__((vector_size(32)))
+typedef s32 pto_v8i __attribute__((vector_size(32)));
+
+#define PTO_V8 8
+
+static __always_inline PTO_AVX2 pto_v8f pto_v8_load(const u32 *p)
+{
+	pto_v8f v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static __always_inline PTO_AVX2 void pto_v8_store(u32 *p, pto_v8f v)
+{
+	memcpy(p, &v, sizeof(v));
+}
+
+static __always_inline PTO_AVX2 pto_v8f pto_v8_select(pto_v8i take_a,
+						      pto_v8f a, pto_v8f b)
+{
+	pto_v8i ai, bi;
+
+	memcpy(&ai, &a, sizeof(ai));
+	memcpy(&bi, &b, sizeof(bi));
+	ai = (ai & take_a) | (bi & ~take_a);
+	memcpy(&a, &ai, sizeof(a));
+	return a;
+}
+
+static __always_inline PTO_AVX2 pto_v8f pto_v8_bin(u32 op, pto_v8f a,
+						   pto_v8f b)
+{
+	switch (op) {
+	case PTO_TBIN_ADD:
+		return a + b;
+	case PTO_TBIN_SUB:
+		return a - b;
+	case PTO_TBIN_MUL:
+		return a * b;
+	case PTO_TBIN_DIV:
+		return a / b;
+	case PTO_TBIN_MAX:
+		return pto_v8_select(a > b, a, b);
+	default:
+		return pto_v8_select(a < b, a, b);
+	}
+}
+
+static __always_inline PTO_AVX2 void pto_bin_chunk8(u32 op, u32 *dst,
+						    const u32 *a, const u32 *b,
+						    u32 s, size_t i, size_t end)
+{
+	const u32 lanes[PTO_V8] = { s, s, s, s, s, s, s, s };
+	pto_v8f sv = pto_v8_load(lanes);
+
+	for (; i + PTO_V8 <= end; i += PTO_V8)
+		pto_v8_store(dst + i, pto_v8_bin(op, pto_v8_load(a + i),
+						 b ? pto_v8_load(b + i) : sv));
+	pto_bin_chunk(op, dst, a, b, s, i, end);
+}
+
+static noinline PTO_AVX2 void pto_bin_range8(u32 op, u32 *dst, const u32 *a,
+					     const u32 *b, u32 s, size_t i,
+					     size_t end)
+{
+	/* The same switch as pto_bin_range()'s, to eight-lane chunks. */
+	switch (op) {
+	case PTO_TBIN_ADD:
+		pto_bin_chunk8(PTO_TBIN_ADD, dst, a, b, s, i, end);
+		break;
+	case PTO_TBIN_SUB:
+		pto_bin_chunk8(PTO_TBIN_SUB, dst, a, b, s, i, end);
+		break;
+	case PTO_TBIN_MUL:
+		pto_bin_chunk8(PTO_TBIN_MUL, dst, a, b, s, i, end);
+		break;
+	case PTO_TBIN_DIV:
+		pto_bin_chunk8(PTO_TBIN_DIV, dst, a, b, s, i, end);
+		break;
+	case PTO_TBIN_MAX:
+		pto_bin_chunk8(PTO_TBIN_MAX, dst, a, b, s, i, end);
+		break;
+	case PTO_TBIN_MIN:
+		pto_bin_chunk8(PTO_TBIN_MIN, dst, a, b, s, i, end);
+		break;
+	default:
+		memset(dst + i, 0, (end - i) * sizeof(*dst));
+		break;
+	}
+}
+
+static bool pto_fp_has_avx2(void)
+{
+	return boot_cpu_has(X86_FEATURE_AVX2) &&
+	       cpu_has_xfeatures(XFEATURE_MASK_SSE | XFEATURE_MASK_YMM, NULL);
+}
+#else
+static void pto_bin_range8(u32 op, u32 *dst, const u32 *a, const u32 *b,
+			   u32 s, size_t i, size_t end)
+{
+	pto_bin_range(op, dst, a, b, s, i, end);
+}
+
+static bool pto_fp_has_avx2(void)
+{
+	return false;
+}
+#endif
+
+/*
+ * dst = a op (b ? b : s) over @n elements, eight lanes at a time if @wide
+ * and the CPU can, else four. Exported for KUnit, which checks that both
+ * give the same bits.
+ */
+VISIBLE_IF_KUNIT void pto_fp_bin(u32 op, u32 *dst, const u32 *a,
+				 const u32 *b, u32 s, size_t n, bool wide)
 {
 	size_t i, end;
 
+	wide = wide && pto_fp_has_avx2();
 	for (i = 0; i < n; i = end) {
 		end = min(n, i + PTO_FP_CHUNK);
-		kernel_fpu_begin();
-		pto_bin_range(op, dst, a, b, s, i, end);
+		pto_fpu_begin();
+		if (wide)
+			pto_bin_range8(op, dst, a, b, s, i, end);
+		else
+			pto_bin_range(op, dst, a, b, s, i, end);
 		kernel_fpu_end();
 		cond_resched();
 	}
 }
+EXPORT_SYMBOL_IF_KUNIT(pto_fp_bin);
 
 void pto_fp_tbin(u32 op, u32 *dst, const u32 *a, const u32 *b, size_t n)
 {
-	pto_fp_bin(op, dst, a, b, 0, n);
+	pto_fp_bin(op, dst, a, b, 0, n, true);
 }
 
 void pto_fp_tbins(u32 op, u32 *dst, const u32 *a, u32 s, size_t n)
 {
-	pto_fp_bin(op, dst, a, NULL, s, n);
+	pto_fp_bin(op, dst, a, NULL, s, n, true);
 }
 
 static float pto_unary(u32 op, float x)
@@ -260,7 +412,7 @@ void pto_fp_tunary(u32 op, u32 *dst, const u32 *a, size_t n)
 
 	for (i = 0; i < n; i = end) {
 		end = min(n, i + PTO_FP_CHUNK);
-		kernel_fpu_begin();
+		pto_fpu_begin();
 		for (; i < end; i++)
 			dst[i] = pto_bits(pto_unary(op, pto_f(a[i])));
 		kernel_fpu_end();
@@ -276,7 +428,7 @@ void pto_fp_rowred(u32 op, u32 *dst, const u32 *a, u32 rows, u32 cols)
 		const u32 *row = a + (size_t)r * cols;
 		float acc;
 
-		kernel_fpu_begin();
+		pto_fpu_begin();
 		acc = pto_f(row[0]);
 		for (c = 1; c < cols; c++) {
 			float x = pto_f(row[c]);
@@ -301,7 +453,7 @@ void pto_fp_matmul_rows(u32 *c, const u32 *a, const u32 *b, u32 m0, u32 m1,
 {
 	u32 i, j, l;
 
-	kernel_fpu_begin();
+	pto_fpu_begin();
 	for (i = m0; i < m1; i++) {
 		u32 *crow = c + (size_t)i * n;
 		const u32 *arow = a + (size_t)i * k;
@@ -329,7 +481,7 @@ void pto_fp_to_int(s64 *dst, const u32 *a, size_t n)
 {
 	size_t i;
 
-	kernel_fpu_begin();
+	pto_fpu_begin();
 	for (i = 0; i < n; i++) {
 		float x = pto_f(a[i]);
 
@@ -349,7 +501,7 @@ void pto_fp_from_int(u32 *dst, const s64 *a, size_t n)
 {
 	size_t i;
 
-	kernel_fpu_begin();
+	pto_fpu_begin();
 	for (i = 0; i < n; i++)
 		dst[i] = pto_bits((float)a[i]);
 	kernel_fpu_end();

@@ -622,6 +622,10 @@ __poll_t pto_queues_poll(struct pto_file *ctx);
 /* pto_exec_fp.c: f32 math; callers pass bit patterns, never floats. */
 void pto_fp_tbin(u32 op, u32 *dst, const u32 *a, const u32 *b, size_t n);
 void pto_fp_tbins(u32 op, u32 *dst, const u32 *a, u32 s, size_t n);
+#if IS_ENABLED(CONFIG_KUNIT)
+void pto_fp_bin(u32 op, u32 *dst, const u32 *a, const u32 *b, u32 s,
+		size_t n, bool wide);
+#endif
 void pto_fp_tunary(u32 op, u32 *dst, const u32 *a, size_t n);
 void pto_fp_rowred(u32 op, u32 *dst, const u32 *a, u32 rows, u32 cols);
 void pto_fp_matmul_rows(u32 *c, const u32 *a, const u32 *b, u32 m0, u32 m1,

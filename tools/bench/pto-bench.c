@@ -1681,7 +1681,7 @@ static void row8_bandwidth(struct bench *B)
 	unsigned int blocks = B->quick ? B->aiv : 4 * B->aiv;
 	size_t rows = (size_t)blocks * TR, bytes = rows * COLS * sizeof(float);
 	struct pto_tensor *a = NULL, *b = NULL, *c = NULL;
-	struct pto_kernel *k = NULL;
+	struct pto_kernel *k = NULL, *kcopy = NULL;
 	char *src = NULL, *dst = NULL;
 	static char what[240];
 	struct pto_kb *kb;
@@ -1731,6 +1731,24 @@ static void row8_bandwidth(struct bench *B)
 		row_fail(&r, "error", "%s", B->err);
 		goto done;
 	}
+	/* The same moves without the add: what of a block is the add itself. */
+	if (pto_kb_new(B->dev, PTO_CORE_AIV, &kb)) {
+		row_fail(&r, "error", "kernel builder");
+		goto done;
+	}
+	ta = pto_kb_tile(kb, PTO_DTYPE_F32, PTO_BUF_UB, TR, COLS);
+	tb = pto_kb_tile(kb, PTO_DTYPE_F32, PTO_BUF_UB, TR, COLS);
+	pto_kb_sreg(kb, 0, PTO_SREG_BLOCK_IDX);
+	pto_kb_alui(kb, PTO_ALU_MUL, 0, 0, TR);
+	pto_kb_ldi(kb, 1, 0);
+	pto_kb_tload(kb, ta, 0, 0, 1);
+	pto_kb_tload(kb, tb, 1, 0, 1);
+	pto_kb_tstore(kb, ta, 2, 0, 1);
+	pto_kb_end(kb);
+	if (kb_done(B, kb, "copy", &kcopy)) {
+		row_fail(&r, "error", "%s", B->err);
+		goto done;
+	}
 	src = malloc(bytes);
 	dst = malloc(bytes);
 	if (!src || !dst) {
@@ -1744,9 +1762,15 @@ static void row8_bandwidth(struct bench *B)
 		struct pto_tensor *args[3] = { a, b, c };
 		struct pto_task_desc d = { .kernel_aiv = k, .block_num = blocks,
 					   .tensors = args, .num_tensors = 3 };
+		struct pto_task_desc dc = d;
 		double dev_gbs, cpu_gbs, best = INFINITY;
 		int i;
 
+		dc.kernel_aiv = kcopy;
+		if (rep && !push(B, &dc) && !doorbell(B, 1, NULL) &&
+		    !drain(B, 1, false))
+			row_extra(&r, "device_copy_only_kernel_us",
+				  median_kernel_us(B));
 		if (push(B, &d) || doorbell(B, 1, NULL) || drain(B, 1, false)) {
 			if (rep_failed(&r, B->err, rep))
 				break;
@@ -1809,6 +1833,7 @@ done:
 	free(src);
 	free(dst);
 	pto_kernel_free(k);
+	pto_kernel_free(kcopy);
 	pto_tensor_free(a);
 	pto_tensor_free(b);
 	pto_tensor_free(c);

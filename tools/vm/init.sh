@@ -109,10 +109,29 @@ unload() {
 	suite_end unload 0
 }
 
-# make vm-test T="a b": only those kselftests, then the kmemleak scan.
+# The KUnit suites: pto_npu.ko must be loaded.
+kunit_suites() {
+	[ -f $MOD/pto_npu_kunit.ko ] || return 0
+	insmod $MOD/pto_npu_kunit.ko
+	for d in /sys/kernel/debug/kunit/pto_*; do
+		[ -d "$d" ] || continue
+		name=$(basename "$d")
+		suite kunit "$name"
+		cat "$d/results"
+		suite_end "$name" 0
+	done
+	rmmod pto_npu_kunit
+}
+
+# make vm-test T="a b": only those kselftests ("kunit": the KUnit suites),
+# then the kmemleak scan.
 if [ "$mode" = check ] && [ -n "$only" ]; then
 	insmod $MOD/pto_npu.ko
 	for name in $only; do
+		if [ "$name" = kunit ]; then
+			kunit_suites
+			continue
+		fi
 		suite kselftest "$name"
 		(cd /tmp && "/pto/selftests/$name" 2>&1)
 		suite_end "$name" $?
@@ -148,17 +167,7 @@ leakscan)
 	;;
 check)
 	vm_tests
-	if [ -f $MOD/pto_npu_kunit.ko ]; then
-		insmod $MOD/pto_npu_kunit.ko
-		for d in /sys/kernel/debug/kunit/pto_*; do
-			[ -d "$d" ] || continue
-			name=$(basename "$d")
-			suite kunit "$name"
-			cat "$d/results"
-			suite_end "$name" 0
-		done
-		rmmod pto_npu_kunit
-	fi
+	kunit_suites
 	for t in /pto/selftests/*; do
 		[ -x "$t" ] || continue
 		name=$(basename "$t")

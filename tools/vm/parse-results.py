@@ -143,7 +143,10 @@ def main():
     for path in args.logs:
         parse_log(path, summary, seen)
     for name in args.expect_kselftests.split():
-        if ('kselftest', name) not in seen:
+        if name == 'kunit':
+            if not any(kind == 'kunit' for kind, _ in seen):
+                summary.fail('kunit', 'suites ran', ['no KUnit suite started in the VM'])
+        elif ('kselftest', name) not in seen:
             summary.fail('kselftest/' + name, 'suite ran', ['never started in the VM'])
 
     for suite, test, output in summary.failures:
