@@ -857,9 +857,44 @@ static void row2_throughput(struct bench *B)
 
 /* ------------------------------------------------------------ row 3 */
 
+/*
+ * Where a form's time went, from its CQEs' timestamps (the kernel's
+ * CLOCK_MONOTONIC, as now_ns()): push to the first block's dispatch, the
+ * first block's start to the last one's finish, and that to the drain's end.
+ */
+struct form_spans {
+	double to_dispatch_us, blocks_us, to_drained_us;
+};
+
+static void form_spans(const struct bench *B, int64_t t0, int64_t t2,
+		       struct form_spans *fs)
+{
+	uint64_t disp = UINT64_MAX, start = UINT64_MAX, fin = 0;
+	size_t i;
+
+	for (i = 0; i < B->ncqe && i < CQE_CAP; i++) {
+		const struct pto_block_info *b = &B->cqe[i].info;
+
+		if (b->ts_dispatch && b->ts_dispatch < disp)
+			disp = b->ts_dispatch;
+		if (b->ts_start && b->ts_start < start)
+			start = b->ts_start;
+		if (b->ts_finish > fin)
+			fin = b->ts_finish;
+	}
+	if (disp == UINT64_MAX || start == UINT64_MAX || !fin) {
+		fs->to_dispatch_us = fs->blocks_us = fs->to_drained_us = NAN;
+		return;
+	}
+	fs->to_dispatch_us = ((double)disp - (double)t0) / 1e3;
+	fs->blocks_us = ((double)fin - (double)start) / 1e3;
+	fs->to_drained_us = ((double)t2 - (double)fin) / 1e3;
+}
+
 /* @n single-block tasks, or one task of @n blocks; us from push to last CQE. */
 static int spmd_form(struct bench *B, unsigned int n, bool spmd, double *us,
-		     uint64_t *dispatches, uint64_t *intake_ns)
+		     uint64_t *dispatches, uint64_t *intake_ns,
+		     struct form_spans *fs)
 {
 	struct pto_task_desc d = empty_task(B);
 	struct drm_pto_npu_counters c0, c1;
@@ -886,6 +921,7 @@ static int spmd_form(struct bench *B, unsigned int n, bool spmd, double *us,
 	*us = (double)(t2 - t0) / 1e3;
 	*dispatches = c1.dispatches - c0.dispatches;
 	*intake_ns = t1 - t0;
+	form_spans(B, t0, t2, fs);
 	return 0;
 }
 
@@ -930,16 +966,21 @@ static void row3_spmd(struct bench *B, unsigned int n)
 		double sa = 0, sb = 0, us;
 		uint64_t da = 0, db = 0, disp, intake;
 		double ia = 0, ib = 0;
+		struct form_spans fs, sum[2] = {};
 		bool bad = false;
+		int f;
 
 		/* A B, then B A: the order alternates run by run. */
 		for (k = 0; k < 2 * inner; k++) {
 			bool spmd = (k & 1) ^ ((k >> 1) & 1);
 
-			if (spmd_form(B, n, spmd, &us, &disp, &intake)) {
+			if (spmd_form(B, n, spmd, &us, &disp, &intake, &fs)) {
 				bad = true;
 				break;
 			}
+			sum[spmd].to_dispatch_us += fs.to_dispatch_us;
+			sum[spmd].blocks_us += fs.blocks_us;
+			sum[spmd].to_drained_us += fs.to_drained_us;
 			if (spmd) {
 				sb += us;
 				db = disp;
@@ -962,6 +1003,17 @@ static void row3_spmd(struct bench *B, unsigned int n)
 		row_extra(&r, "spmd_push_and_doorbell_us", ib / inner);
 		row_extra(&r, "n_tasks_us_per_block", sa / inner / n);
 		row_extra(&r, "spmd_us_per_block", sb / inner / n);
+		for (f = 0; f < 2; f++) {
+			const char *pfx = f ? "spmd" : "n_tasks";
+			char key[64];
+
+			snprintf(key, sizeof(key), "%s_push_to_first_dispatch_us", pfx);
+			row_extra(&r, key, sum[f].to_dispatch_us / inner);
+			snprintf(key, sizeof(key), "%s_first_start_to_last_finish_per_block_us", pfx);
+			row_extra(&r, key, sum[f].blocks_us / inner / n);
+			snprintf(key, sizeof(key), "%s_last_finish_to_drained_us", pfx);
+			row_extra(&r, key, sum[f].to_drained_us / inner);
+		}
 	}
 	row_emit(&r);
 }
