@@ -443,16 +443,53 @@ void pto_fp_rowred(u32 op, u32 *dst, const u32 *a, u32 rows, u32 cols)
 	}
 }
 
+/* crow[j] += av * brow[j] from @j to @n: four lanes, then one by one. */
+static __always_inline void pto_axpy4(u32 *crow, const u32 *brow, u32 av,
+				      u32 j, u32 n)
+{
+	pto_v4f av4 = pto_v4_splat(pto_f(av));
+
+	for (; j + PTO_V4 <= n; j += PTO_V4)
+		pto_v4_store(crow + j, pto_v4_load(crow + j) +
+			     av4 * pto_v4_load(brow + j));
+	for (; j < n; j++)
+		crow[j] = pto_bits(pto_f(crow[j]) + pto_f(av) * pto_f(brow[j]));
+}
+
+#ifdef CONFIG_X86_64
+/* The same, eight lanes first (no FMA: a product is rounded, then summed). */
+static noinline PTO_AVX2 void pto_axpy8(u32 *crow, const u32 *brow, u32 av,
+					u32 n)
+{
+	const u32 lanes[PTO_V8] = { av, av, av, av, av, av, av, av };
+	pto_v8f av8 = pto_v8_load(lanes);
+	u32 j;
+
+	for (j = 0; j + PTO_V8 <= n; j += PTO_V8)
+		pto_v8_store(crow + j, pto_v8_load(crow + j) +
+			     av8 * pto_v8_load(brow + j));
+	pto_axpy4(crow, brow, av, j, n);
+}
+#else
+static void pto_axpy8(u32 *crow, const u32 *brow, u32 av, u32 n)
+{
+	pto_axpy4(crow, brow, av, 0, n);
+}
+#endif
+
 /*
  * Rows m0..m1-1 of C (m x n) = A (m x k) x B (k x n), row-major. i-l-j
- * order: B and C rows stream, A[i][l] stays in a register, four columns
- * of C at a time. Each C element still sums its products in l order.
+ * order: B and C rows stream, A[i][l] stays in a register, eight (AVX2,
+ * @wide) or four columns of C at a time. Each C element still sums its
+ * products in l order, so both forms give the same bits (KUnit pto_fp).
  */
-void pto_fp_matmul_rows(u32 *c, const u32 *a, const u32 *b, u32 m0, u32 m1,
-			u32 k, u32 n, bool acc)
+VISIBLE_IF_KUNIT void pto_fp_matmul(u32 *c, const u32 *a, const u32 *b,
+				    u32 m0, u32 m1, u32 k, u32 n, bool acc,
+				    bool wide)
 {
-	u32 i, j, l;
+	u32 i, l;
 
+	wide = wide && pto_fp_has_avx2();
 	pto_fpu_begin();
 	for (i = m0; i < m1; i++) {
 		u32 *crow = c + (size_t)i * n;
@@ -462,18 +499,21 @@ void pto_fp_matmul_rows(u32 *c, const u32 *a, const u32 *b, u32 m0, u32 m1,
 			memset(crow, 0, sizeof(*crow) * n);
 		for (l = 0; l < k; l++) {
 			const u32 *brow = b + (size_t)l * n;
-			float av = pto_f(arow[l]);
-			pto_v4f av4 = pto_v4_splat(av);
 
-			for (j = 0; j + PTO_V4 <= n; j += PTO_V4)
-				pto_v4_store(crow + j, pto_v4_load(crow + j) +
-					     av4 * pto_v4_load(brow + j));
-			for (; j < n; j++)
-				crow[j] = pto_bits(pto_f(crow[j]) +
-						   av * pto_f(brow[j]));
+			if (wide)
+				pto_axpy8(crow, brow, arow[l], n);
+			else
+				pto_axpy4(crow, brow, arow[l], 0, n);
 		}
 	}
 	kernel_fpu_end();
+}
+EXPORT_SYMBOL_IF_KUNIT(pto_fp_matmul);
+
+void pto_fp_matmul_rows(u32 *c, const u32 *a, const u32 *b, u32 m0, u32 m1,
+			u32 k, u32 n, bool acc)
+{
+	pto_fp_matmul(c, a, b, m0, m1, k, n, acc, true);
 }
 
 /* f32 -> s64, truncating toward zero, saturating; NaN -> 0. */

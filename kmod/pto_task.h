@@ -625,6 +625,8 @@ void pto_fp_tbins(u32 op, u32 *dst, const u32 *a, u32 s, size_t n);
 #if IS_ENABLED(CONFIG_KUNIT)
 void pto_fp_bin(u32 op, u32 *dst, const u32 *a, const u32 *b, u32 s,
 		size_t n, bool wide);
+void pto_fp_matmul(u32 *c, const u32 *a, const u32 *b, u32 m0, u32 m1,
+		   u32 k, u32 n, bool acc, bool wide);
 #endif
 void pto_fp_tunary(u32 op, u32 *dst, const u32 *a, size_t n);
 void pto_fp_rowred(u32 op, u32 *dst, const u32 *a, u32 rows, u32 cols);

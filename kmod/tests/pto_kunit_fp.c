@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * KUnit: f32 tile math (pto_exec_fp.c). The eight-lane (AVX2) and the
- * four-lane forms of every binary op must give the same bits, tails and
- * chunk boundaries included, and leave everything past the tile alone.
+ * four-lane forms of every binary op and of matmul must give the same
+ * bits, tails and chunk boundaries included, and leave everything past the
+ * tile alone.
  * This file has no floating point: values are bit patterns.
  *
  * Copyright (C) 2026 pto-npu authors
@@ -137,9 +138,88 @@ static void pto_fp_bin_known_bits(struct kunit *test)
 	}
 }
 
+/* Finite values whose sums round: products of random mantissas. */
+static void pto_fpt_fill_finite(u32 *v, size_t n, struct rnd_state *rnd)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		v[i] = (prandom_u32_state(rnd) & 0x807fffff) |
+		       ((120 + prandom_u32_state(rnd) % 16) << 23);
+}
+
+static void pto_fp_matmul_wide_matches_narrow(struct kunit *test)
+{
+	static const u32 ns[] = { 1, 3, 4, 7, 8, 9, 16, 17, 33, 128 };
+	enum { M = 5, K = 7, NMAX = 128 };
+	u32 *a = kunit_kmalloc_array(test, M * K, sizeof(u32), GFP_KERNEL);
+	u32 *b = kunit_kmalloc_array(test, K * NMAX, sizeof(u32), GFP_KERNEL);
+	u32 *cw = kunit_kmalloc_array(test, M * NMAX + 1, sizeof(u32),
+				      GFP_KERNEL);
+	u32 *cn = kunit_kmalloc_array(test, M * NMAX + 1, sizeof(u32),
+				      GFP_KERNEL);
+	struct rnd_state rnd;
+	size_t z, i;
+	int acc;
+
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	KUNIT_ASSERT_NOT_NULL(test, cw);
+	KUNIT_ASSERT_NOT_NULL(test, cn);
+	prandom_seed_state(&rnd, 0x6d6d);
+	pto_fpt_fill_finite(a, M * K, &rnd);
+	pto_fpt_fill_finite(b, K * NMAX, &rnd);
+	a[3] = 0x7fc00000;	/* a NaN row element and an infinity */
+	b[5] = 0x7f800000;
+	for (z = 0; z < ARRAY_SIZE(ns); z++) {
+		u32 n = ns[z];
+
+		for (acc = 0; acc < 2; acc++) {
+			pto_fpt_fill_finite(cw, M * n, &rnd);
+			memcpy(cn, cw, M * n * sizeof(u32));
+			cw[M * n] = PTO_FPT_CANARY;
+			cn[M * n] = PTO_FPT_CANARY;
+			/* Rows 1..M-1 only: row 0 must stay as it was. */
+			pto_fp_matmul(cw, a, b, 1, M, K, n, acc, true);
+			pto_fp_matmul(cn, a, b, 1, M, K, n, acc, false);
+			for (i = 0; i <= M * n; i++)
+				if (cw[i] != cn[i])
+					break;
+			KUNIT_EXPECT_EQ_MSG(test, i, (size_t)M * n + 1,
+					    "n %u acc %d: 0x%08x vs 0x%08x", n,
+					    acc, i <= M * n ? cw[i] : 0,
+					    i <= M * n ? cn[i] : 0);
+			KUNIT_EXPECT_EQ(test, cw[M * n], PTO_FPT_CANARY);
+		}
+	}
+}
+
+/* [1 2; 3 4] x [5 6; 7 8] = [19 22; 43 50], then accumulated once more. */
+static void pto_fp_matmul_known_bits(struct kunit *test)
+{
+	static const u32 a[] = { 0x3f800000, 0x40000000, 0x40400000, 0x40800000 };
+	static const u32 b[] = { 0x40a00000, 0x40c00000, 0x40e00000, 0x41000000 };
+	static const u32 r[] = { 0x41980000, 0x41b00000, 0x422c0000, 0x42480000 };
+	static const u32 r2[] = { 0x42180000, 0x42300000, 0x42ac0000, 0x42c80000 };
+	u32 c[4];
+	int wide, i;
+
+	for (wide = 0; wide < 2; wide++) {
+		memset(c, 0xff, sizeof(c));
+		pto_fp_matmul(c, a, b, 0, 2, 2, 2, false, wide);
+		for (i = 0; i < 4; i++)
+			KUNIT_EXPECT_EQ(test, c[i], r[i]);
+		pto_fp_matmul(c, a, b, 0, 2, 2, 2, true, wide);
+		for (i = 0; i < 4; i++)
+			KUNIT_EXPECT_EQ(test, c[i], r2[i]);
+	}
+}
+
 static struct kunit_case pto_fp_cases[] = {
 	KUNIT_CASE(pto_fp_wide_matches_narrow),
 	KUNIT_CASE(pto_fp_bin_known_bits),
+	KUNIT_CASE(pto_fp_matmul_wide_matches_narrow),
+	KUNIT_CASE(pto_fp_matmul_known_bits),
 	{}
 };
 
