@@ -254,6 +254,17 @@ static bool pto_tile_xfer(struct pto_run *r, const struct pto_insn *in,
 					    (u64)col + tl->cols > t->cols ? t->cols : col);
 		return pto_gm_fault(r, in->imm, row, col);
 	}
+	if (t->col_stride == 1 && t->row_stride == tl->cols) {
+		/* Rows as long as the stride: the tile is one run of GM. */
+		u8 *gm = t->base + ((u64)row * t->row_stride + (u64)col) *
+				   t->esize;
+
+		if (load)
+			memcpy(tile, gm, tl->rows * rowbytes);
+		else
+			memcpy(gm, tile, tl->rows * rowbytes);
+		return true;
+	}
 	for (i = 0; i < tl->rows; i++) {
 		u8 *gm = t->base + ((u64)(row + i) * t->row_stride +
 				    (u64)col * t->col_stride) * t->esize;
