@@ -1727,18 +1727,45 @@ done:
 
 /* ------------------------------------------------------------ row 8 */
 
+enum { R8_TR = 64, R8_COLS = 128 };
+
+/* Block b: c[64b..] = a[64b..] + b[64b..]; without @add, c = a. */
+static int row8_kernel(struct bench *B, bool add, struct pto_kernel **k)
+{
+	struct pto_kb *kb;
+	int ta, tb, tc;
+
+	if (pto_kb_new(B->dev, PTO_CORE_AIV, &kb)) {
+		berr(B, "kernel builder");
+		return -ENOMEM;
+	}
+	ta = pto_kb_tile(kb, PTO_DTYPE_F32, PTO_BUF_UB, R8_TR, R8_COLS);
+	tb = pto_kb_tile(kb, PTO_DTYPE_F32, PTO_BUF_UB, R8_TR, R8_COLS);
+	tc = add ? pto_kb_tile(kb, PTO_DTYPE_F32, PTO_BUF_UB, R8_TR, R8_COLS) :
+		   ta;
+	pto_kb_sreg(kb, 0, PTO_SREG_BLOCK_IDX);
+	pto_kb_alui(kb, PTO_ALU_MUL, 0, 0, R8_TR);
+	pto_kb_ldi(kb, 1, 0);
+	pto_kb_tload(kb, ta, 0, 0, 1);
+	pto_kb_tload(kb, tb, 1, 0, 1);
+	if (add)
+		pto_kb_tbin(kb, PTO_TBIN_ADD, tc, ta, tb);
+	pto_kb_tstore(kb, tc, 2, 0, 1);
+	pto_kb_end(kb);
+	return kb_done(B, kb, add ? "add" : "copy", k);
+}
+
 static void row8_bandwidth(struct bench *B)
 {
-	enum { TR = 64, COLS = 128 };
+	enum { TR = R8_TR, COLS = R8_COLS };
 	unsigned int blocks = B->quick ? B->aiv : 4 * B->aiv;
 	size_t rows = (size_t)blocks * TR, bytes = rows * COLS * sizeof(float);
 	struct pto_tensor *a = NULL, *b = NULL, *c = NULL;
 	struct pto_kernel *k = NULL, *kcopy = NULL;
 	char *src = NULL, *dst = NULL;
 	static char what[240];
-	struct pto_kb *kb;
 	struct row r;
-	int rep, ta, tb, tc;
+	int rep;
 
 	row_init(&r);
 	r.id = "8";
@@ -1764,40 +1791,8 @@ static void row8_bandwidth(struct bench *B)
 	}
 	fill_f32(a, 5);
 	fill_f32(b, 6);
-	if (pto_kb_new(B->dev, PTO_CORE_AIV, &kb)) {
-		row_fail(&r, "error", "kernel builder");
-		goto done;
-	}
-	ta = pto_kb_tile(kb, PTO_DTYPE_F32, PTO_BUF_UB, TR, COLS);
-	tb = pto_kb_tile(kb, PTO_DTYPE_F32, PTO_BUF_UB, TR, COLS);
-	tc = pto_kb_tile(kb, PTO_DTYPE_F32, PTO_BUF_UB, TR, COLS);
-	pto_kb_sreg(kb, 0, PTO_SREG_BLOCK_IDX);
-	pto_kb_alui(kb, PTO_ALU_MUL, 0, 0, TR);
-	pto_kb_ldi(kb, 1, 0);
-	pto_kb_tload(kb, ta, 0, 0, 1);
-	pto_kb_tload(kb, tb, 1, 0, 1);
-	pto_kb_tbin(kb, PTO_TBIN_ADD, tc, ta, tb);
-	pto_kb_tstore(kb, tc, 2, 0, 1);
-	pto_kb_end(kb);
-	if (kb_done(B, kb, "add", &k)) {
-		row_fail(&r, "error", "%s", B->err);
-		goto done;
-	}
-	/* The same moves without the add: what of a block is the add itself. */
-	if (pto_kb_new(B->dev, PTO_CORE_AIV, &kb)) {
-		row_fail(&r, "error", "kernel builder");
-		goto done;
-	}
-	ta = pto_kb_tile(kb, PTO_DTYPE_F32, PTO_BUF_UB, TR, COLS);
-	tb = pto_kb_tile(kb, PTO_DTYPE_F32, PTO_BUF_UB, TR, COLS);
-	pto_kb_sreg(kb, 0, PTO_SREG_BLOCK_IDX);
-	pto_kb_alui(kb, PTO_ALU_MUL, 0, 0, TR);
-	pto_kb_ldi(kb, 1, 0);
-	pto_kb_tload(kb, ta, 0, 0, 1);
-	pto_kb_tload(kb, tb, 1, 0, 1);
-	pto_kb_tstore(kb, ta, 2, 0, 1);
-	pto_kb_end(kb);
-	if (kb_done(B, kb, "copy", &kcopy)) {
+	/* The add, and the same moves without it: what of a block is the add. */
+	if (row8_kernel(B, true, &k) || row8_kernel(B, false, &kcopy)) {
 		row_fail(&r, "error", "%s", B->err);
 		goto done;
 	}
