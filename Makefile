@@ -27,8 +27,8 @@ LDLIBS_USER := -ldrm -lpthread -lm
 TEST_KCONFIG := $(VMDIR)/test.config
 KSRC := $(or $(PTO_CACHE),$(or $(XDG_CACHE_HOME),$(HOME)/.cache)/pto-npu)/linux-source-6.12
 
-# The benchmark kernel: test.config without KASAN, lockdep, kmemleak, UBSAN.
-BENCH_KCONFIG := $(VMDIR)/bench.config
+# The benchmark kernel (bench.config): test.config without KASAN, lockdep,
+# kmemleak, UBSAN.
 # vCPUs of the bench VM. qemu TCG runs each vCPU as a host thread; on a
 # shared 2-CPU host a vCPU is often descheduled while it holds a spinlock
 # the other vCPU spins on, which swamps what the rows measure (IQRs of
@@ -63,7 +63,7 @@ SELFTEST_BINS := $(patsubst selftests/pto_npu/%.c,$(BUILD)/selftests/%,$(wildcar
 
 RPATH := -Wl,-rpath,'$$ORIGIN/../lib'
 
-.PHONY: all module module-test lint user selftests deps kernel check demo bench bench-perf bench-module vm-test fuzz vm-shell unit clean install soak
+.PHONY: all module module-test lint user selftests deps kernel check demo bench bench-perf vm-test fuzz vm-shell unit clean install soak
 all: module user
 
 deps:
@@ -147,48 +147,36 @@ $(BUILD)/selftests/%: selftests/pto_npu/%.c $(LIBPTO_SO) $(wildcard selftests/pt
 unit: $(UNIT_BINS)
 	@fail=0; for t in $(UNIT_BINS); do $$t || fail=1; done; exit $$fail
 
+# The kernels make check boots, each with the module built against its own
+# headers (tools/vm/kernel.sh): the debug test kernel, Debian 12's 6.12 and
+# the newest kernel Debian has. CHECK_KERNELS=debug checks one.
+CHECK_KERNELS ?= debug debian-6.12 debian-sid
+# The kernel of vm-test, vm-shell, fuzz and soak.
+KERNEL ?= debug
+
 check: deps kernel
-	@$(MAKE) -s module-test
 	@$(MAKE) -s user selftests $(UNIT_BINS)
-	@$(VMDIR)/check.sh $(BUILD) $(TEST_KCONFIG)
+	@$(VMDIR)/check.sh $(BUILD) "$(CHECK_KERNELS)"
 
 demo: deps kernel
-	@$(MAKE) -s module-test
 	@$(MAKE) -s user
-	@$(VMDIR)/vm.sh --mode demo --build $(BUILD) --config $(TEST_KCONFIG)
+	@$(VMDIR)/vm.sh --mode demo --build $(BUILD) --kernel debug
 
 # ---------------------------------------------------------------- bench
-# The module is built against the bench kernel out of tree, from a copy of
-# its sources under build/bench/kbuild (kmod/*.ko stay the test kernel's).
-BENCH_KBUILD := $(BUILD)/bench/kbuild
-BENCH_KSRCS := $(filter-out %.mod.c,$(wildcard kmod/*.c)) $(wildcard kmod/*.h) kmod/Kbuild
-
+# The module is built against the bench kernel by tools/vm/vm.sh --kernel
+# bench (tools/vm/build-module.sh, under build/kernels/bench).
 bench: deps
-	@$(VMDIR)/build-kernel.sh $(BENCH_KCONFIG) >/dev/null
 	@$(MAKE) -s $(LIBPTO_SO) $(BUILD)/bench/pto-bench
-	@$(MAKE) -s bench-module
 	@BENCH_SMP=$(BENCH_SMP) BENCH_SMP_PAR=$(BENCH_SMP_PAR) BENCH_PY=$(BENCH_PY) \
-		tools/bench/run.sh $(BUILD) $(BENCH_KCONFIG) "$(BENCH_ARGS)"
+		tools/bench/run.sh $(BUILD) bench "$(BENCH_ARGS)"
 
 # make bench-perf BENCH_ARGS=-R,1: the bench under perf in the VM; the
 # profile (kernel and user symbols) is printed into build/vm/bench-perf.log.
 bench-perf: deps
-	@$(VMDIR)/build-kernel.sh $(BENCH_KCONFIG) >/dev/null
 	@$(MAKE) -s $(LIBPTO_SO) $(BUILD)/bench/pto-bench
-	@$(MAKE) -s bench-module
-	@PTO_VM_PERF=1 $(VMDIR)/vm.sh --mode bench$(if $(BENCH_ARGS),:$(BENCH_ARGS)) --build $(BUILD) --config $(BENCH_KCONFIG) \
+	@PTO_VM_PERF=1 $(VMDIR)/vm.sh --mode bench$(if $(BENCH_ARGS),:$(BENCH_ARGS)) --build $(BUILD) --kernel bench \
 		--smp $(BENCH_SMP) --timeout 1200 --env PTO_PERF=1 --log $(BUILD)/vm/bench-perf.log
 	@sed -n '/=== PTO-PERF-BEGIN/,/=== PTO-PERF-END/p' $(BUILD)/vm/bench-perf.log
-
-bench-module:
-	@kd=$$($(VMDIR)/build-kernel.sh $(BENCH_KCONFIG)) && \
-		mkdir -p $(BENCH_KBUILD)/kmod/tests $(BENCH_KBUILD)/uapi/drm && \
-		cp -p Kbuild $(BENCH_KBUILD)/ && \
-		cp -p $(BENCH_KSRCS) $(BENCH_KBUILD)/kmod/ && \
-		cp -p kmod/tests/*.c $(BENCH_KBUILD)/kmod/tests/ && \
-		cp -p uapi/drm/*.h $(BENCH_KBUILD)/uapi/drm/ && \
-		$(MAKE) -s -C "$(KSRC)" O="$$kd" M=$(CURDIR)/$(BENCH_KBUILD) modules && \
-		cp $(BENCH_KBUILD)/kmod/pto_npu.ko $(BUILD)/bench/pto_npu.ko
 
 $(BUILD)/bench/pto-bench: tools/bench/pto-bench.c $(LIBPTO_SO) $(LIBPTO_HDR)
 	@mkdir -p $(dir $@)
@@ -199,9 +187,8 @@ $(BUILD)/bench/pto-bench: tools/bench/pto-bench.c $(LIBPTO_SO) $(LIBPTO_HDR)
 #   make vm-test T="queue_uapi fuzz kunit" [VMENV="NAME=VALUE ..."]
 vm-test: deps kernel
 	@[ -n "$(T)" ] || { echo 'vm-test: name the kselftests, e.g. make vm-test T="queue_uapi"' >&2; exit 2; }
-	@$(MAKE) -s module-test
 	@$(MAKE) -s user selftests
-	@$(VMDIR)/vm.sh --mode check --only "$(T)" $(if $(VMENV),--env "$(VMENV)") --build $(BUILD) --config $(TEST_KCONFIG) --log $(BUILD)/vm/vm-test.log
+	@$(VMDIR)/vm.sh --mode check --only "$(T)" $(if $(VMENV),--env "$(VMENV)") --build $(BUILD) --kernel $(KERNEL) --log $(BUILD)/vm/vm-test.log
 	@python3 $(VMDIR)/parse-results.py --expect-kselftests "$(T)" $(BUILD)/vm/vm-test.log
 
 # The fuzzer, long: about 10-20 min in the test VM at the default. A failure
@@ -220,9 +207,8 @@ soak:
 	@$(MAKE) -s vm-test T="soak" VMENV="PTO_SOAK_SECONDS=$(SOAK_SECONDS) PTO_SOAK_SEED=$(SOAK_SEED) PTO_SOAK_PROCS=$(SOAK_PROCS)"
 
 vm-shell: deps kernel
-	@$(MAKE) -s module-test
 	@$(MAKE) -s user selftests
-	@$(VMDIR)/vm.sh --mode shell --build $(BUILD) --config $(TEST_KCONFIG)
+	@$(VMDIR)/vm.sh --mode shell --build $(BUILD) --kernel $(KERNEL)
 
 install: user
 	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include/pto $(DESTDIR)$(PREFIX)/include/drm $(DESTDIR)$(PREFIX)/bin

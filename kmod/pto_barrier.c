@@ -235,7 +235,7 @@ void pto_release_task_waits(struct pto_sched *s, struct pto_task *task,
  */
 void pto_sched_park_armed(struct pto_sched *s)
 {
-	queue_delayed_work(system_wq, &s->watchdog,
+	queue_delayed_work(pto_system_percpu_wq, &s->watchdog,
 			   msecs_to_jiffies(PTO_PARK_POLL_MS));
 }
 

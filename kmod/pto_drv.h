@@ -15,6 +15,7 @@
 #include <drm/drm_device.h>
 #include <drm/drm_gem_shmem_helper.h>
 
+#include "pto_compat.h"
 #include "pto_npu_accel.h"
 
 #define PTO_DRIVER_NAME "pto_npu"
@@ -191,14 +192,21 @@ static inline struct pto_bo *to_pto_bo(struct drm_gem_object *obj)
 	return container_of(to_drm_gem_shmem_obj(obj), struct pto_bo, base);
 }
 
+/*
+ * Visible for the KUnit module only: static (VISIBLE_IF_KUNIT) on kernels
+ * without KUnit, so declared only where they are not.
+ */
+#if IS_ENABLED(CONFIG_KUNIT)
 /* pto_drv.c */
 int pto_topology_validate(const struct pto_topology *topo);
 u32 pto_query_copy_size(u32 user_size, u32 known_size);
+/* pto_gem.c */
+int pto_bo_size_check(u64 size, u64 *aligned);
+#endif
 
 /* pto_gem.c */
 struct drm_gem_object *pto_gem_create_object(struct drm_device *drm,
 					     size_t size);
-int pto_bo_size_check(u64 size, u64 *aligned);
 struct pto_gm_account *pto_gm_account_alloc(void);
 void pto_gm_account_put(struct pto_gm_account *gm);
 int pto_ioctl_bo_create(struct drm_device *drm, void *data,

@@ -78,7 +78,7 @@ static void pto_bo_free(struct drm_gem_object *obj)
 		struct iosys_map map = IOSYS_MAP_INIT_VADDR(bo->vaddr);
 
 		dma_resv_lock(obj->resv, NULL);
-		drm_gem_shmem_vunmap(&bo->base, &map);
+		pto_shmem_vunmap_locked(&bo->base, &map);
 		dma_resv_unlock(obj->resv);
 	}
 
@@ -135,7 +135,7 @@ void *pto_bo_vaddr(struct pto_bo *bo)
 		return vaddr;
 	dma_resv_lock(obj->resv, NULL);
 	vaddr = bo->vaddr;
-	if (!vaddr && !drm_gem_shmem_vmap(&bo->base, &map)) {
+	if (!vaddr && !pto_shmem_vmap_locked(&bo->base, &map)) {
 		vaddr = map.vaddr;
 		/* Publish only after the mapping is fully set up. */
 		smp_store_release(&bo->vaddr, vaddr);

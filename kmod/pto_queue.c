@@ -104,7 +104,11 @@ static void pto_fill_cqe(struct drm_pto_npu_cqe *cqe, const struct pto_task *t,
 			cqe->flags |= DRM_PTO_NPU_CQE_F_RAN;
 		if (rec->staged)
 			cqe->flags |= DRM_PTO_NPU_CQE_F_STAGED;
-		memcpy(&cqe->ts_dispatch, rec->ts, sizeof(rec->ts));
+		cqe->ts_dispatch = rec->ts[PTO_TS_DISPATCH];
+		cqe->ts_receive = rec->ts[PTO_TS_RECEIVE];
+		cqe->ts_start = rec->ts[PTO_TS_START];
+		cqe->ts_end = rec->ts[PTO_TS_END];
+		cqe->ts_finish = rec->ts[PTO_TS_FINISH];
 	} else {
 		cqe->status = t->status;
 		cqe->detail = t->detail;

@@ -519,10 +519,12 @@ struct pto_queue {
 };
 
 /* pto_kernel.c */
+#if IS_ENABLED(CONFIG_KUNIT)
 int pto_verify(const struct pto_topology *topo, u32 core_type,
 	       const struct pto_insn *insns, u32 num_insns,
 	       const struct pto_tile_decl *tiles, u32 num_tiles,
 	       struct pto_kernel *k, u32 *err_idx, char *log, size_t log_size);
+#endif
 void pto_kernel_put(struct pto_kernel *k);
 struct pto_kernel *pto_kernel_lookup(struct pto_file *ctx, u32 handle);
 void pto_kernels_release(struct pto_file *ctx);
@@ -560,10 +562,12 @@ static inline bool pto_stalled(u64 now, u64 since, u64 timeout)
 }
 
 /* pto_ring.c */
+#if IS_ENABLED(CONFIG_KUNIT)
 int pto_xring_try_push(struct pto_xring_set *set, bool from_aic, u32 part,
 		       const u8 *tile, u32 rows, u32 row_bytes);
 int pto_xring_try_pop(struct pto_xring_set *set, bool to_aic, u32 part,
 		      u8 *tile, u32 rows, u32 row_bytes);
+#endif
 s32 pto_ring_op(struct pto_task *task, u32 block, struct pto_core *core,
 		u32 part, bool push, u8 *tile, u32 rows, u32 row_bytes);
 void pto_ring_side_done(struct pto_sched *s, struct pto_task *task, u32 block,

@@ -103,4 +103,4 @@ kunit_test_suites(&pto_drv_suite);
 
 MODULE_DESCRIPTION("pto_npu KUnit tests");
 MODULE_LICENSE("GPL");
-MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
+PTO_IMPORT_KUNIT_NS();

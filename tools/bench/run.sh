@@ -7,11 +7,11 @@
 #           halves overlap
 # A pass none of whose rows were asked for (BENCH_ARGS=-R,...) is skipped.
 #
-# usage: run.sh BUILD_DIR KCONFIG [BENCH_ARGS]
+# usage: run.sh BUILD_DIR KERNEL [BENCH_ARGS]   (KERNEL: tools/vm/kernel.sh)
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
-build=$1 config=$2 args=${3:-}
+build=$1 kernel=$2 args=${3:-}
 smp1=${BENCH_SMP:-1} smp2=${BENCH_SMP_PAR:-2}
 py=${BENCH_PY:-python3}
 
@@ -33,7 +33,7 @@ run_pass() {
 	pass=$1 smp=$2 log=$3
 	rm -f "$log"
 	"$here/../vm/vm.sh" --mode "bench:${args:+$args,}-P,$pass" --build "$build" \
-		--config "$config" --smp "$smp" --timeout 1200 --log "$log"
+		--kernel "$kernel" --smp "$smp" --timeout 1200 --log "$log"
 	logs="$logs $log"
 }
 [ $want1 = 0 ] || run_pass 1 "$smp1" "$build/vm/bench.log"

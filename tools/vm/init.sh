@@ -4,6 +4,12 @@
 # tools/vm/parse-results.py (bench: tools/bench/report.py):
 #   === PTO-SUITE <kind> <name>   ...TAP...   === PTO-END <name> rc=<rc>
 /bin/busybox --install -s /bin
+# kmod's modprobe, insmod, rmmod, lsmod, modinfo: the module tree under
+# /lib/modules is installed as on a host (modules_install + depmod).
+for t in modprobe insmod rmmod lsmod modinfo depmod; do
+	ln -sf /usr/bin/kmod "/bin/$t"
+	ln -sf /usr/bin/kmod "/sbin/$t"
+done
 export PATH=/bin:/sbin:/pto/bin
 export LD_LIBRARY_PATH=/pto/lib
 
@@ -39,14 +45,13 @@ bench:*)
 esac
 
 KMEMLEAK=/sys/kernel/debug/kmemleak
-MOD=/pto/modules
 
 suite() {
 	echo "=== PTO-SUITE $1 $2"
 	# For the timing of each suite in the console log.
 	echo "# uptime $(cut -d' ' -f1 /proc/uptime)"
 }
-suite_end() { echo "=== PTO-END $1 rc=$2"; }
+suite_end() { echo "=== PTO-END $1 rc=$2 uptime=$(cut -d' ' -f1 /proc/uptime)"; }
 
 finish() {
 	# The whole kernel log, every level, for the host's splat scan.
@@ -73,25 +78,25 @@ vm_tests() {
 	suite vm module
 	echo "TAP version 13"
 	echo "1..4"
-	insmod $MOD/pto_npu.ko
+	modprobe pto_npu
 	rc=$?
 	[ $rc = 0 ] && [ -c /dev/accel/accel0 ]
-	tap $? "insmod creates /dev/accel/accel0"
+	tap $? "modprobe pto_npu creates /dev/accel/accel0"
 	ok=0
 	for i in 1 2 3 4 5; do
 		rmmod pto_npu || ok=1
 		[ -e /dev/accel/accel0 ] && ok=1
-		insmod $MOD/pto_npu.ko || ok=1
+		modprobe pto_npu || ok=1
 	done
 	[ -c /dev/accel/accel0 ]
 	tap $((ok | $?)) "load/unload cycles"
 	rmmod pto_npu
-	insmod $MOD/pto_npu.ko clusters=0 2>/dev/null
+	modprobe pto_npu clusters=0 2>/dev/null
 	[ $? != 0 ]
 	tap $? "invalid topology refused at load"
-	insmod $MOD/pto_npu.ko clusters=4 devices=2 &&
+	modprobe pto_npu clusters=4 devices=2 &&
 		[ -c /dev/accel/accel0 ] && [ -c /dev/accel/accel1 ] &&
-		rmmod pto_npu && insmod $MOD/pto_npu.ko
+		rmmod pto_npu && modprobe pto_npu
 	tap $? "several device instances"
 	suite_end module $fails
 }
@@ -111,8 +116,8 @@ unload() {
 
 # The KUnit suites: pto_npu.ko must be loaded.
 kunit_suites() {
-	[ -f $MOD/pto_npu_kunit.ko ] || return 0
-	insmod $MOD/pto_npu_kunit.ko
+	modinfo pto_npu_kunit >/dev/null 2>&1 || return 0
+	modprobe pto_npu_kunit
 	for d in /sys/kernel/debug/kunit/pto_*; do
 		[ -d "$d" ] || continue
 		name=$(basename "$d")
@@ -126,7 +131,7 @@ kunit_suites() {
 # make vm-test T="a b": only those kselftests ("kunit": the KUnit suites),
 # then the kmemleak scan.
 if [ "$mode" = check ] && [ -n "$only" ]; then
-	insmod $MOD/pto_npu.ko
+	modprobe pto_npu
 	for name in $only; do
 		if [ "$name" = kunit ]; then
 			kunit_suites
@@ -191,7 +196,7 @@ check)
 	finish
 	;;
 demo)
-	insmod $MOD/pto_npu.ko || finish
+	modprobe pto_npu || finish
 	if [ -x /pto/demo.sh ]; then
 		/pto/demo.sh
 		echo "=== PTO-DEMO rc=$?"
@@ -206,7 +211,7 @@ bench)
 	# block may run 60 s: a loaded host must not turn a slow repetition
 	# into a timeout.
 	echo "=== PTO-BENCH-BEGIN"
-	if insmod /pto/bench/pto_npu.ko timeout_ms=60000; then
+	if modprobe pto_npu timeout_ms=60000; then
 		if [ -n "${PTO_PERF:-}" ] && [ -x /pto/bin/perf ]; then
 			# make bench-perf: a cpu-clock profile of the whole VM.
 			# shellcheck disable=SC2086
@@ -230,7 +235,7 @@ bench)
 	finish
 	;;
 shell)
-	insmod $MOD/pto_npu.ko
+	modprobe pto_npu
 	echo "pto-npu VM: module loaded, tools in /pto/bin, tests in /pto/selftests; 'reboot -f' to leave"
 	setsid cttyhack sh
 	finish

@@ -1,21 +1,22 @@
 #!/bin/sh
-# Build the VM's initramfs: busybox-static, the modules, libpto, tools,
-# examples, selftests, the benchmark (build/bench) and every shared library
-# they need (found with ldd).
+# Build the VM's initramfs: busybox-static, kmod (modprobe and friends), the
+# kernel's module tree with pto_npu installed in it (build-module.sh),
+# libpto, tools, examples, selftests, the benchmark (build/bench) and every
+# shared library they need (found with ldd).
 #
-# usage: mkinitramfs.sh BUILD_DIR OUTPUT.cpio
+# usage: mkinitramfs.sh BUILD_DIR MODROOT OUTPUT.cpio
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$here/../.." && pwd)
 build=$(cd "$1" && pwd)
-out=$2
+modroot=$2
+out=$3
 stage="$build/vm/initramfs"
 
 rm -rf "$stage"
 mkdir -p "$stage/bin" "$stage/sbin" "$stage/dev" "$stage/proc" "$stage/sys" \
 	"$stage/tmp" "$stage/etc" "$stage/pto/bin" "$stage/pto/lib" \
-	"$stage/pto/modules" "$stage/pto/selftests" "$stage/pto/examples" \
+	"$stage/usr/bin" "$stage/pto/selftests" "$stage/pto/examples" \
 	"$stage/pto/out" "$stage/pto/bench"
 
 cp /bin/busybox "$stage/bin/busybox"
@@ -23,9 +24,10 @@ cp "$here/init.sh" "$stage/init"
 cp "$here/demo.sh" "$stage/pto/demo.sh"
 chmod +x "$stage/init"
 
-for ko in "$top"/kmod/*.ko; do
-	[ -f "$ko" ] && cp "$ko" "$stage/pto/modules/"
-done
+# The module tree (/lib/modules/<release>) and kmod's tools: the guest
+# loads pto_npu with modprobe, as a host with the driver installed does.
+cp -a "$modroot/lib" "$stage/"
+cp /usr/bin/kmod "$stage/usr/bin/kmod"
 cp -P "$build"/lib/libpto.so* "$stage/pto/lib/"
 for d in bin selftests examples; do
 	for f in "$build/$d"/*; do
@@ -33,10 +35,8 @@ for d in bin selftests examples; do
 	done
 done
 
-# make bench: pto-bench and the module built against the bench kernel.
-for f in "$build"/bench/pto-bench "$build"/bench/*.ko; do
-	[ -f "$f" ] && cp "$f" "$stage/pto/bench/"
-done
+# make bench: pto-bench.
+[ ! -f "$build/bench/pto-bench" ] || cp "$build/bench/pto-bench" "$stage/pto/bench/"
 
 # PTO_VM_PERF=1 (make bench-perf): perf, to profile the bench in the VM.
 if [ -n "${PTO_VM_PERF:-}" ] && command -v perf >/dev/null; then
@@ -45,6 +45,7 @@ fi
 
 # Shared libraries of everything we ship (libpto resolves through RPATH).
 for f in "$stage"/pto/bin/* "$stage"/pto/selftests/* "$stage"/pto/examples/* \
+	"$stage"/usr/bin/kmod \
 	"$stage"/pto/bench/pto-bench \
 	"$stage"/pto/lib/libpto.so.1; do
 	[ -f "$f" ] || continue

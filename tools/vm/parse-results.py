@@ -3,12 +3,16 @@
 
 Each log holds suites framed as
     === PTO-SUITE <kind> <name>
+    # uptime <seconds>
     ...KTAP / TAP...
-    === PTO-END <name> rc=<rc>
-and ends with "=== PTO-DONE". Leaf results of every suite are counted (KUnit
-KTAP nests suites; kselftest TAP is flat). A failing test is named and its
-output printed. Any kernel splat in a VM log fails the run. The last line is
-always "N passed, N failed"; the exit status is non-zero on any failure.
+    === PTO-END <name> rc=<rc> [uptime=<seconds>]
+and ends with "=== PTO-DONE". A log given as LABEL=PATH has its suites
+named LABEL/<kind>/<name> (the kernel a VM log ran on). Leaf results of every
+suite are counted (KUnit KTAP nests suites; kselftest TAP is flat); each
+suite gets one line with its counts and time. A failing test is named and
+its output printed. Any kernel splat in a VM log fails the run. Every VM log
+must have run each expected kselftest. The last line is always
+"N passed, N failed"; the exit status is non-zero on any failure.
 """
 import argparse
 import re
@@ -35,6 +39,7 @@ class Summary:
         self.failed = 0
         self.skipped = 0
         self.failures = []  # (suite, test, output lines)
+        self.suites = []  # (label, passed, failed, skipped, seconds or None)
 
     def fail(self, suite, test, output):
         self.failed += 1
@@ -63,7 +68,8 @@ def leaf_results(lines):
             yield status, name, directive, output
 
 
-def parse_log(path, summary, seen_suites):
+def parse_log(label, path, summary, seen_suites):
+    prefix = label + '/' if label else ''
     try:
         with open(path, errors='replace') as f:
             raw = f.readlines()
@@ -80,7 +86,7 @@ def parse_log(path, summary, seen_suites):
             splats.append(i)
     if splats:
         first = splats[0]
-        summary.fail('kernel', 'splat-free run (%d report lines)' % len(splats),
+        summary.fail(prefix + 'kernel', 'splat-free run (%d report lines)' % len(splats),
                      lines[max(0, first - 5):first + 60])
 
     suite = None
@@ -89,28 +95,45 @@ def parse_log(path, summary, seen_suites):
         m = re.match(r'^=== PTO-SUITE (\S+) (\S+)', l)
         if m:
             if suite:
-                close_suite(suite, body, None, summary)
+                close_suite(prefix, suite, body, None, None, summary)
             suite = (m.group(1), m.group(2))
-            seen_suites.add(suite)
+            seen_suites.add((label,) + suite)
             body = []
             continue
-        m = re.match(r'^=== PTO-END (\S+) rc=(-?\d+)', l)
+        m = re.match(r'^=== PTO-END (\S+) rc=(-?\d+)(?: uptime=([\d.]+))?', l)
         if m and suite:
-            close_suite(suite, body, int(m.group(2)), summary)
+            close_suite(prefix, suite, body, int(m.group(2)), m.group(3), summary)
             suite = None
             continue
         if suite:
             body.append(l)
     if suite:
-        close_suite(suite, body, None, summary)
+        close_suite(prefix, suite, body, None, None, summary)
     if not done:
-        why = 'VM timed out' if any('PTO-VM-TIMEOUT' in l for l in lines) else 'run ended early'
-        summary.fail(path, 'run completed (%s)' % why, lines[-60:])
+        if any('PTO-VM-SETUP-FAILED' in l for l in lines):
+            why = 'the kernel or the module did not build'
+        elif any('PTO-VM-TIMEOUT' in l for l in lines):
+            why = 'VM timed out'
+        else:
+            why = 'run ended early'
+        summary.fail(prefix + 'vm', 'run completed (%s)' % why, lines[-60:])
+    return is_vm
 
 
-def close_suite(suite, body, rc, summary):
+def suite_seconds(body, end_uptime):
+    if end_uptime is None:
+        return None
+    for l in body[:3]:
+        m = re.match(r'^# uptime ([\d.]+)', l)
+        if m:
+            return float(end_uptime) - float(m.group(1))
+    return None
+
+
+def close_suite(prefix, suite, body, rc, end_uptime, summary):
     kind, name = suite
-    label = '%s/%s' % (kind, name)
+    label = '%s%s/%s' % (prefix, kind, name)
+    before = (summary.passed, summary.failed, summary.skipped)
     n = 0
     failed_here = 0
     for status, test, directive, output in leaf_results(body):
@@ -131,24 +154,42 @@ def close_suite(suite, body, rc, summary):
         summary.fail(label, 'suite reported results', ['no TAP results'] + body[-60:])
     elif rc != 0 and failed_here == 0 and kind != 'kunit':
         summary.fail(label, 'exit status', ['exited with %d but reported no failure' % rc] + body[-40:])
+    summary.suites.append((label, summary.passed - before[0], summary.failed - before[1],
+                           summary.skipped - before[2], suite_seconds(body, end_uptime)))
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--expect-kselftests', default='')
+    ap.add_argument('--expect-kunit', action='append', default=[],
+                    help='a log label whose kernel has KUnit: its suites must have run')
     ap.add_argument('logs', nargs='+')
     args = ap.parse_args()
     summary = Summary()
     seen = set()
-    for path in args.logs:
-        parse_log(path, summary, seen)
-    for name in args.expect_kselftests.split():
-        if name == 'kunit':
-            if not any(kind == 'kunit' for kind, _ in seen):
-                summary.fail('kunit', 'suites ran', ['no KUnit suite started in the VM'])
-        elif ('kselftest', name) not in seen:
-            summary.fail('kselftest/' + name, 'suite ran', ['never started in the VM'])
+    vm_labels = []
+    for spec in args.logs:
+        label, sep, path = spec.partition('=')
+        if not sep:
+            label, path = '', spec
+        if parse_log(label, path, summary, seen) and label not in vm_labels:
+            vm_labels.append(label)
+    for label in vm_labels:
+        prefix = label + '/' if label else ''
+        expect = args.expect_kselftests.split()
+        if label in args.expect_kunit:
+            expect.append('kunit')
+        for name in expect:
+            if name == 'kunit':
+                if not any(l == label and kind == 'kunit' for l, kind, _ in seen):
+                    summary.fail(prefix + 'kunit', 'suites ran', ['no KUnit suite started in the VM'])
+            elif (label, 'kselftest', name) not in seen:
+                summary.fail(prefix + 'kselftest/' + name, 'suite ran', ['never started in the VM'])
 
+    for label, passed, failed, skipped, secs in summary.suites:
+        print('suite %s: %d passed, %d failed%s%s' % (
+            label, passed, failed, ', %d skipped' % skipped if skipped else '',
+            ', %.1f s' % secs if secs is not None else ''))
     for suite, test, output in summary.failures:
         print('FAIL %s: %s' % (suite, test))
         for l in output:

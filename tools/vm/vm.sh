@@ -1,8 +1,10 @@
 #!/bin/sh
 # Boot the pto-npu VM under qemu (software emulation), with the serial
-# console captured to a log kept under BUILD/vm/.
+# console captured to a log kept under BUILD/vm/. The module is built
+# against the chosen kernel (tools/vm/kernel.sh: debug, bench, debian-6.12,
+# debian-sid) and installed in the guest's module tree.
 #
-# usage: vm.sh --mode check|demo|shell [--build DIR] [--config FRAGMENT]
+# usage: vm.sh --mode check|demo|shell [--build DIR] [--kernel NAME]
 #              [--timeout SECONDS] [--smp N] [--log FILE] [--only "KSELFTEST..."]
 #              [--env "NAME=VALUE..."]
 set -eu
@@ -10,7 +12,7 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 mode=check
 build=build
-config=$here/test.config
+kernel=debug
 smp=${PTO_VM_SMP:-4}
 mem=${PTO_VM_MEM:-2G}
 timeout_s=${PTO_VM_TIMEOUT:-1800}
@@ -22,7 +24,7 @@ while [ $# -gt 0 ]; do
 	case "$1" in
 	--mode) mode=$2; shift 2 ;;
 	--build) build=$2; shift 2 ;;
-	--config) config=$2; shift 2 ;;
+	--kernel) kernel=$2; shift 2 ;;
 	--timeout) timeout_s=$2; shift 2 ;;
 	--smp) smp=$2; shift 2 ;;
 	--log) log=$2; shift 2 ;;
@@ -32,35 +34,38 @@ while [ $# -gt 0 ]; do
 	esac
 done
 
-kdir=$("$here/build-kernel.sh" "$config")
-# The guest's /dev/ttyS1: files it exports (tools/vm/extract-files.py).
-rm -f "$build/vm/$mode.data"
+kout=$("$here/build-module.sh" "$kernel" "$build")
+eval "$(cat "$kout/kernel.env")"
 mkdir -p "$build/vm"
 [ -n "$log" ] || log="$build/vm/$mode.log"
-initrd="$build/vm/initramfs.cpio"
-"$here/mkinitramfs.sh" "$build" "$initrd"
+# The guest's /dev/ttyS1: files it exports (tools/vm/extract-files.py),
+# beside the console log.
+data="${log%.log}.data"
+rm -f "$data"
+initrd="$build/vm/initramfs-$kernel.cpio"
+"$here/mkinitramfs.sh" "$build" "$kout/modroot" "$initrd"
 
 # oops=panic + panic=-1 + -no-reboot: a crashed kernel ends the run at once.
 append="console=ttyS0 loglevel=5 oops=panic panic=-1 pto.mode=$mode"
 [ -z "$only" ] || append="$append pto.only=$(echo "$only" | tr ' ' ',')"
 [ -z "$vmenv" ] || append="$append pto.env=$(echo "$vmenv" | tr ' ' ',')"
 set -- qemu-system-x86_64 -accel tcg,thread=multi -cpu max -smp "$smp" -m "$mem" \
-	-kernel "$kdir/arch/x86/boot/bzImage" -initrd "$initrd" \
+	-kernel "$K_IMAGE" -initrd "$initrd" \
 	-append "$append" -display none -no-reboot \
-	-serial mon:stdio -serial "file:$build/vm/$mode.data"
+	-serial mon:stdio -serial "file:$data"
 
 if [ "$mode" = shell ]; then
 	exec "$@"
 fi
 
-echo "vm: booting ($mode, $smp vCPUs, timeout ${timeout_s}s, console log $log)" >&2
+echo "vm: booting $K_NAME ($K_RELEASE, $mode, $smp vCPUs, timeout ${timeout_s}s, console log $log)" >&2
 rc=0
 timeout --foreground -k 10 "$timeout_s" "$@" </dev/null >"$log" 2>&1 || rc=$?
 if [ "$mode" = demo ]; then
 	# The demo's own output, without the kernel's boot chatter.
 	sed -n '/^== /,/^=== PTO-DEMO/p' "$log" | grep -v '^=== PTO-DEMO' || true
 	rm -rf "$build/demo"
-	"$here/extract-files.py" "$build/vm/$mode.data" "$build/demo" >/dev/null
+	"$here/extract-files.py" "$data" "$build/demo" >/dev/null
 	demo_ok=0
 	grep -q '^=== PTO-DEMO rc=0' "$log" || demo_ok=1
 	python3 "$here/../demo/confirm.py" "$build/demo" || demo_ok=1
