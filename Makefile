@@ -11,13 +11,26 @@
 #   make soak       the soak kselftest for 10 minutes in the test VM
 #                   (SOAK_SECONDS=, SOAK_SEED=, SOAK_PROCS=)
 #   make vm-shell   an interactive VM with the module and tools
-#   make install    installs libpto, headers, ptoctl (PREFIX=/usr/local)
+#   make install    installs libpto, headers, ptoctl, man pages, the udev rule
+#                   (PREFIX=/usr/local, LIBDIR, MANDIR, UDEVRULESDIR, DESTDIR)
+#   make modules_install   the module into /lib/modules/<release>/updates + depmod
+#   make dkms       registers, builds and installs the module with DKMS
 
 CC      ?= cc
 BUILD   := build
 TOOLS   := tools
 VMDIR   := $(TOOLS)/vm
 PREFIX  ?= /usr/local
+VERSION := 0.1.0
+# Where make install puts things; LIBDIR takes a multiarch directory
+# (LIBDIR=/usr/lib/x86_64-linux-gnu).
+LIBDIR  ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+BINDIR  ?= $(PREFIX)/bin
+MANDIR  ?= $(PREFIX)/share/man
+DOCDIR  ?= $(PREFIX)/share/doc/pto-npu
+# udev reads /etc/udev/rules.d and /usr/lib/udev/rules.d, not /usr/local.
+UDEVRULESDIR ?= /etc/udev/rules.d
 
 CFLAGS_USER := -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror -fPIC \
 	-Ilibpto/include -Iuapi/drm $(shell pkg-config --cflags libdrm 2>/dev/null || echo -I/usr/include/libdrm)
@@ -63,7 +76,7 @@ SELFTEST_BINS := $(patsubst selftests/pto_npu/%.c,$(BUILD)/selftests/%,$(wildcar
 
 RPATH := -Wl,-rpath,'$$ORIGIN/../lib'
 
-.PHONY: all module module-test lint user selftests deps kernel check demo bench bench-perf vm-test fuzz vm-shell unit clean install soak
+.PHONY: all module module-test lint user selftests deps kernel check demo bench bench-perf vm-test fuzz vm-shell unit clean install soak modules_install dkms dkms-source FORCE clean-module print-version
 all: module user
 
 deps:
@@ -119,9 +132,13 @@ $(LIBPTO_A): $(LIBPTO_OBJ)
 	@mkdir -p $(dir $@)
 	$(AR) rcs $@ $^
 
-$(BUILD)/lib/pkgconfig/libpto.pc: libpto/libpto.pc.in
+$(BUILD)/lib/pkgconfig/libpto.pc: libpto/libpto.pc.in FORCE
 	@mkdir -p $(dir $@)
-	sed -e 's|@PREFIX@|$(PREFIX)|g' $< > $@
+	@sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
+		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@VERSION@|$(VERSION)|g' $< > $@.tmp
+	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
+
+FORCE:
 
 $(BUILD)/bin/%: tools/ptoctl/%.c $(LIBPTO_SO)
 	@mkdir -p $(dir $@)
@@ -211,16 +228,56 @@ vm-shell: deps kernel
 	@$(VMDIR)/vm.sh --mode shell --build $(BUILD) --kernel $(KERNEL)
 
 install: user
-	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include/pto $(DESTDIR)$(PREFIX)/include/drm $(DESTDIR)$(PREFIX)/bin
-	install -m 0755 $(LIBPTO_SO).1 $(DESTDIR)$(PREFIX)/lib/libpto.so.1
-	ln -sf libpto.so.1 $(DESTDIR)$(PREFIX)/lib/libpto.so
-	install -m 0644 $(LIBPTO_A) $(DESTDIR)$(PREFIX)/lib/
-	install -m 0644 libpto/include/pto/*.h $(DESTDIR)$(PREFIX)/include/pto/
-	install -m 0644 uapi/drm/*.h $(DESTDIR)$(PREFIX)/include/drm/
-	install -m 0644 $(BUILD)/lib/pkgconfig/libpto.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
-	install -m 0755 $(TOOL_BINS) $(DESTDIR)$(PREFIX)/bin/
+	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR)/pto $(DESTDIR)$(INCLUDEDIR)/drm \
+		$(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3 \
+		$(DESTDIR)$(DOCDIR) $(DESTDIR)$(UDEVRULESDIR)
+	install -m 0755 $(LIBPTO_SO).1 $(DESTDIR)$(LIBDIR)/libpto.so.1
+	ln -sf libpto.so.1 $(DESTDIR)$(LIBDIR)/libpto.so
+	install -m 0644 $(LIBPTO_A) $(DESTDIR)$(LIBDIR)/
+	install -m 0644 libpto/include/pto/*.h $(DESTDIR)$(INCLUDEDIR)/pto/
+	install -m 0644 uapi/drm/*.h $(DESTDIR)$(INCLUDEDIR)/drm/
+	install -m 0644 $(BUILD)/lib/pkgconfig/libpto.pc $(DESTDIR)$(LIBDIR)/pkgconfig/
+	install -m 0755 $(TOOL_BINS) $(DESTDIR)$(BINDIR)/
+	install -m 0644 Documentation/man/*.1 $(DESTDIR)$(MANDIR)/man1/
+	install -m 0644 Documentation/man/*.3 $(DESTDIR)$(MANDIR)/man3/
+	install -m 0644 tools/udev/70-pto-npu.rules $(DESTDIR)$(UDEVRULESDIR)/
+	install -m 0644 COPYING LICENSES/GPL-2.0 LICENSES/MIT $(DESTDIR)$(DOCDIR)/
+	@[ -n "$(DESTDIR)" ] || [ "$$(id -u)" != 0 ] || ldconfig
 
-clean:
+# ---------------------------------------------------------------- the module, as a driver
+# The module into /lib/modules/<release>/updates of the kernel KDIR is for
+# (the running one by default), then depmod: "modprobe pto_npu" loads it
+# with drm and drm_shmem_helper. INSTALL_MOD_PATH installs under a root.
+MOD_KDIR = $(if $(KDIR),$(KDIR),$(HOST_KDIR))
+modules_install: module
+	$(MAKE) -C "$(MOD_KDIR)" M=$(CURDIR) DEPMOD=true modules_install
+	depmod $(if $(INSTALL_MOD_PATH),-b "$(INSTALL_MOD_PATH)") \
+		$$(cat "$(MOD_KDIR)/include/config/kernel.release")
+
+# DKMS: the module's sources to /usr/src/pto-npu-$(VERSION), then dkms
+# add/build/install for the running kernel (DKMS rebuilds it for every
+# kernel installed later). DKMS_ARGS passes more (-k <release>, ...).
+DKMS_SRC := $(DESTDIR)/usr/src/pto-npu-$(VERSION)
+dkms-source:
+	rm -rf "$(DKMS_SRC)"
+	install -d "$(DKMS_SRC)/kmod/tests" "$(DKMS_SRC)/uapi/drm"
+	install -m 0644 Kbuild COPYING "$(DKMS_SRC)/"
+	install -m 0644 $(filter-out %.mod.c,$(wildcard kmod/*.c)) kmod/*.h kmod/Kbuild "$(DKMS_SRC)/kmod/"
+	install -m 0644 kmod/tests/*.c "$(DKMS_SRC)/kmod/tests/"
+	install -m 0644 uapi/drm/*.h "$(DKMS_SRC)/uapi/drm/"
+	sed 's|@VERSION@|$(VERSION)|' dkms.conf > "$(DKMS_SRC)/dkms.conf"
+
+dkms: dkms-source
+	dkms add pto-npu/$(VERSION) $(DKMS_ARGS)
+	dkms build pto-npu/$(VERSION) $(DKMS_ARGS)
+	dkms install pto-npu/$(VERSION) $(DKMS_ARGS)
+
+clean: clean-module
 	rm -rf $(BUILD)
+
+clean-module:
 	rm -f kmod/*.o kmod/*.ko kmod/*.mod kmod/*.mod.c kmod/.*.cmd kmod/tests/*.o kmod/tests/.*.cmd \
 		kmod/modules.order Module.symvers modules.order .*.cmd kmod/Module.symvers
+
+print-version:
+	@echo $(VERSION)

@@ -7,7 +7,7 @@ set -eu
 PKGS="build-essential bc bison flex cpio xz-utils kmod
 libelf-dev libssl-dev libdrm-dev pkg-config
 linux-source-6.12 qemu-system-x86 busybox-static
-sparse python3 perl python3-matplotlib dwarves"
+sparse python3 perl python3-matplotlib dwarves dkms"
 
 missing=""
 for p in $PKGS; do
@@ -16,7 +16,28 @@ for p in $PKGS; do
 	fi
 done
 
+# Debian's udev, unpacked into the cache (never installed on this machine):
+# the test VM runs its udevd to test the udev rule (tools/udev).
+cache=${PTO_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/pto-npu}
+fetch_udev() {
+	[ ! -f "$cache/udev/.pto-done" ] || return 0
+	echo "install-deps: unpacking Debian's udev into $cache/udev"
+	rm -rf "$cache/udev" "$cache/udev.debs"
+	mkdir -p "$cache/udev.debs"
+	# As root, apt's download sandbox user could not write here.
+	sandbox=""
+	[ "$(id -u)" -ne 0 ] || sandbox="-o APT::Sandbox::User=root"
+	# shellcheck disable=SC2086
+	(cd "$cache/udev.debs" && apt-get -qq $sandbox download udev libsystemd-shared)
+	for deb in "$cache"/udev.debs/*.deb; do
+		dpkg-deb -x "$deb" "$cache/udev"
+	done
+	rm -rf "$cache/udev.debs"
+	touch "$cache/udev/.pto-done"
+}
+
 if [ -z "$missing" ]; then
+	fetch_udev
 	exit 0
 fi
 
@@ -29,4 +50,5 @@ export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 # shellcheck disable=SC2086
 $SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null
+fetch_udev
 echo "install-deps: done"

@@ -54,10 +54,25 @@ for k in $kernels; do
 	} >"$confirmlog" 2>&1
 	echo "check: $k: $(($(date +%s) - start)) s" >&2
 	logs="$logs $k=$log $k=$confirmlog"
+	# A distro kernel: the DKMS path against its headers, on the host.
+	case "$k" in
+	debian-*)
+		"$here/dkms-check.sh" "$k" "$build" >"$build/vm/dkms-$k.log" 2>&1
+		logs="$logs $k=$build/vm/dkms-$k.log"
+		;;
+	esac
 	if grep -q "^K_KUNIT='y'" "$build/kernels/$k/kernel.env" 2>/dev/null; then
 		logs="$logs --expect-kunit $k"
 	fi
 done
+
+# make install and make modules_install as the README gives them.
+case " $kernels " in
+*" debian-6.12 "*)
+	"$here/install-check.sh" "$build" debian-6.12 >"$build/vm/install.log" 2>&1
+	logs="$logs host=$build/vm/install.log"
+	;;
+esac
 
 expected=$(for t in "$build"/selftests/*; do [ -x "$t" ] && basename "$t"; done | tr '\n' ' ')
 # shellcheck disable=SC2086 # the logs are NAME=PATH words without spaces

@@ -64,7 +64,9 @@ EOF
 set -- -o "Dir::Etc::sourcelist=$apt_dir/sources.list" -o Dir::Etc::sourceparts=- \
 	-o "Dir::State::Lists=$apt_dir/lists" -o "Dir::Cache=$apt_dir" \
 	-o "Dir::Cache::archives=$apt_dir/archives" -o APT::Architecture=amd64 \
-	-o Debug::NoLocking=1 -o APT::Sandbox::User=root
+	-o Debug::NoLocking=1
+# As root, apt's download sandbox user could not write to the cache.
+[ "$(id -u)" -ne 0 ] || set -- "$@" -o APT::Sandbox::User=root
 echo "distro-kernel: looking up $suite in $uri" >&2
 apt-get "$@" -qq update >&2
 

@@ -77,7 +77,7 @@ vm_tests() {
 	}
 	suite vm module
 	echo "TAP version 13"
-	echo "1..4"
+	echo "1..5"
 	modprobe pto_npu
 	rc=$?
 	[ $rc = 0 ] && [ -c /dev/accel/accel0 ]
@@ -98,7 +98,41 @@ vm_tests() {
 		[ -c /dev/accel/accel0 ] && [ -c /dev/accel/accel1 ] &&
 		rmmod pto_npu && modprobe pto_npu
 	tap $? "several device instances"
+	deps_ok=0
+	for d in $(modinfo -F depends pto_npu | tr ',' ' '); do
+		grep -q "^$d " /proc/modules || { echo "# $d is not loaded"; deps_ok=1; }
+	done
+	tap $deps_ok "modprobe loaded the modules pto_npu depends on: $(modinfo -F depends pto_npu)"
 	suite_end module $fails
+	udev_tests
+}
+
+# The udev rule of make install (tools/udev), under Debian's udevd: the
+# accel node goes to group render, mode 0660; a member of render can use
+# the device without root, another user cannot.
+udev_tests() {
+	[ -x /usr/lib/systemd/systemd-udevd ] || return 0
+	n=0
+	fails=0
+	suite vm udev
+	echo "TAP version 13"
+	echo "1..3"
+	printf 'root:x:0:0:root:/:/bin/sh\nnpu:x:1000:1000::/tmp:/bin/sh\nother:x:1001:1001::/tmp:/bin/sh\n' >/etc/passwd
+	printf 'root:x:0:\nrender:x:105:npu\nnpu:x:1000:\nother:x:1001:\n' >/etc/group
+	rmmod pto_npu
+	mkdir -p /run/udev
+	/usr/lib/systemd/systemd-udevd --daemon 2>/dev/null
+	modprobe pto_npu && udevadm settle -t 30
+	mode=$(stat -c '%a %G' /dev/accel/accel0 2>&1)
+	echo "# /dev/accel/accel0: $mode"
+	[ "$mode" = "660 render" ]
+	tap $? "the rule gives /dev/accel/accel0 to group render, mode 0660"
+	su -s /bin/sh npu -c '/pto/bin/ptoctl info >/dev/null'
+	tap $? "a member of render uses the device without root"
+	! su -s /bin/sh other -c '/pto/bin/ptoctl info 2>/dev/null >/dev/null'
+	tap $? "a user outside render cannot open it"
+	udevadm control --exit
+	suite_end udev $fails
 }
 
 # After the suites, every user gone (killed ones too): the module unloads.
@@ -135,6 +169,10 @@ if [ "$mode" = check ] && [ -n "$only" ]; then
 	for name in $only; do
 		if [ "$name" = kunit ]; then
 			kunit_suites
+			continue
+		fi
+		if [ "$name" = vm ]; then
+			vm_tests
 			continue
 		fi
 		suite kselftest "$name"

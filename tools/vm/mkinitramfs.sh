@@ -28,6 +28,21 @@ chmod +x "$stage/init"
 # loads pto_npu with modprobe, as a host with the driver installed does.
 cp -a "$modroot/lib" "$stage/"
 cp /usr/bin/kmod "$stage/usr/bin/kmod"
+
+# Debian's udevd with the project's rule (tools/install-deps.sh unpacks
+# udev into the cache): the vm/udev suite checks the rule's owner and mode.
+cache=${PTO_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/pto-npu}
+udev="$cache/udev"
+udev_libs=""
+if [ -x "$udev/bin/udevadm" ]; then
+	udev_libs="$udev/usr/lib/x86_64-linux-gnu/systemd"
+	mkdir -p "$stage/usr/lib/systemd" "$stage/etc/udev/rules.d" "$stage/lib/x86_64-linux-gnu" \
+		"$stage/usr/lib/x86_64-linux-gnu/systemd"
+	cp "$udev/bin/udevadm" "$stage/usr/bin/udevadm"
+	ln -s /usr/bin/udevadm "$stage/usr/lib/systemd/systemd-udevd"
+	cp "$udev_libs"/libsystemd-shared-*.so "$stage/usr/lib/x86_64-linux-gnu/systemd/"
+	cp "$here/../udev/70-pto-npu.rules" "$stage/etc/udev/rules.d/"
+fi
 cp -P "$build"/lib/libpto.so* "$stage/pto/lib/"
 for d in bin selftests examples; do
 	for f in "$build/$d"/*; do
@@ -45,14 +60,14 @@ fi
 
 # Shared libraries of everything we ship (libpto resolves through RPATH).
 for f in "$stage"/pto/bin/* "$stage"/pto/selftests/* "$stage"/pto/examples/* \
-	"$stage"/usr/bin/kmod \
+	"$stage"/usr/bin/kmod "$stage"/usr/bin/udevadm \
 	"$stage"/pto/bench/pto-bench \
 	"$stage"/pto/lib/libpto.so.1; do
 	[ -f "$f" ] || continue
-	LD_LIBRARY_PATH="$build/lib" ldd "$f" 2>/dev/null | awk '/=>/ { print $3 } /^\t\// { print $1 }'
+	LD_LIBRARY_PATH="$build/lib${udev_libs:+:$udev_libs}" ldd "$f" 2>/dev/null | awk '/=>/ { print $3 } /^\t\// { print $1 }'
 done | sort -u | while IFS= read -r lib; do
 	case "$lib" in
-	"$build"/*|"") continue ;;
+	"$build"/*|"$udev"/*|"") continue ;;
 	esac
 	mkdir -p "$stage$(dirname "$lib")"
 	cp -L "$lib" "$stage$lib"
