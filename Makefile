@@ -171,8 +171,10 @@ CHECK_KERNELS ?= debug debian-6.12 debian-sid
 # The kernel of vm-test, vm-shell, fuzz and soak.
 KERNEL ?= debug
 
+NPROC := $(shell nproc 2>/dev/null || echo 2)
+
 check: deps kernel
-	@$(MAKE) -s user selftests $(UNIT_BINS)
+	@$(MAKE) -s -j$(NPROC) user selftests $(UNIT_BINS)
 	@$(VMDIR)/check.sh $(BUILD) "$(CHECK_KERNELS)"
 
 demo: deps kernel

@@ -22,9 +22,12 @@
  * that completes a round makes the parked units runnable
  * (pto_sched_unpark()); so do a failure, a cancel, and the watchdog, which
  * runs every PTO_PARK_POLL_MS while anything is parked: it re-reads SOFT
- * counters (GM may be written by anyone: the host, GST, ATOMIC_ADD) and
- * ends waits without progress for timeout_ms with DRM_PTO_NPU_STATUS_TIMEOUT
- * (HARD: no new arrival; SOFT: the counter has not moved).
+ * counters (GM may be written by anyone: the host, GST, ATOMIC_ADD) and,
+ * as the wall-clock last resort, ends waits without progress for
+ * timeout_ms with DRM_PTO_NPU_STATUS_TIMEOUT (HARD: no new arrival; SOFT:
+ * the counter has not moved; and in both, no unit of the task has run: a
+ * partner that is merely slow, computing or starved of CPU by a loaded
+ * host, keeps its waiters waiting).
  *
  * Locks: the scheduler lock, then a task's xlock or soft_lock.
  *
@@ -40,6 +43,8 @@
 
 /* Watchdog period while units are parked (and SOFT counters polled). */
 #define PTO_PARK_POLL_MS 2
+/* Most the watchdog's clock advances in one run (pto_sched.wd_clock). */
+#define PTO_WD_MAX_STEP_NS (20 * NSEC_PER_MSEC)
 
 /**
  * pto_unpark_list - release parked units (barrier or ring waits)
@@ -143,11 +148,14 @@ static void pto_soft_scan(struct pto_sched *s, u64 now, u64 timeout,
 	spin_lock(&s->soft_lock);
 	list_for_each_entry_safe(core, tmp, &s->soft_waiters, park_link) {
 		s64 cur = atomic_read((atomic_t *)core->soft_counter);
+		long ran = atomic_long_read(&core->run_task->progress);
 
 		if (cur >= core->soft_target) {
 			list_move_tail(&core->park_link, ok);
-		} else if (cur != core->soft_seen || !core->soft_progress) {
+		} else if (cur != core->soft_seen || ran != core->soft_ran ||
+			   !core->soft_progress) {
 			core->soft_seen = cur;
+			core->soft_ran = ran;
 			core->soft_progress = now;
 		} else if (timeout && pto_stalled(now, core->soft_progress, timeout)) {
 			list_move_tail(&core->park_link, late);
@@ -181,7 +189,7 @@ s32 pto_barrier_soft(struct pto_task *task, struct pto_core *core,
 		/* This arrival completes the round: release its waiters. */
 		LIST_HEAD(ok);
 
-		pto_soft_scan(s, ktime_get_ns(), 0, &ok, NULL);
+		pto_soft_scan(s, READ_ONCE(s->wd_clock), 0, &ok, NULL);
 		pto_unpark_list_unlocked(s, &ok, DRM_PTO_NPU_STATUS_OK);
 		return DRM_PTO_NPU_STATUS_OK;
 	}
@@ -248,26 +256,37 @@ void pto_barrier_watchdog(struct work_struct *work)
 	struct pto_sched *s = container_of(to_delayed_work(work),
 					   struct pto_sched, watchdog);
 	u64 timeout = (u64)pto_clamped_timeout_ms() * NSEC_PER_MSEC;
-	u64 now = ktime_get_ns();
+	u64 real = ktime_get_ns(), now;
 	struct pto_task *task, *tmp;
 	LIST_HEAD(ok);
 	LIST_HEAD(late);
 	bool more;
 
+	/* The only writer: the work item does not run concurrently with itself. */
+	now = s->wd_clock + min_t(u64, real - s->wd_last, PTO_WD_MAX_STEP_NS);
+	s->wd_last = real;
+	WRITE_ONCE(s->wd_clock, now);
 	pto_soft_scan(s, now, timeout, &ok, &late);
 	spin_lock(&s->lock);
 	pto_unpark_list(s, &ok, DRM_PTO_NPU_STATUS_OK);
 	pto_unpark_list(s, &late, DRM_PTO_NPU_STATUS_TIMEOUT);
 	list_for_each_entry_safe(task, tmp, &s->parked_tasks, park_link) {
+		long ran = atomic_long_read(&task->progress);
+		bool moved = ran != task->wd_progress;
 		LIST_HEAD(stalled);
-
 		bool ring_waits;
 
+		/*
+		 * A unit of the task ran since the last look: whoever waits
+		 * may still be released (its partner is slow, not stuck).
+		 */
+		task->wd_progress = ran;
 		spin_lock(&task->xlock);
 		/* Ring waits: no change of their block's set for timeout. */
-		ring_waits = pto_ring_scan_stalled(task, now, timeout, &stalled);
+		ring_waits = pto_ring_scan_stalled(task, now, timeout, moved,
+						   &stalled);
 		if (!list_empty(&task->bar_waiters)) {
-			if (task->bar_seq != task->bar_wd_seq ||
+			if (moved || task->bar_seq != task->bar_wd_seq ||
 			    !task->bar_progress) {
 				task->bar_wd_seq = task->bar_seq;
 				task->bar_progress = now;

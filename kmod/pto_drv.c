@@ -60,7 +60,30 @@ static const struct kernel_param_ops pto_timeout_ops = {
 };
 
 module_param_cb(timeout_ms, &pto_timeout_ops, &pto_timeout_ms, 0644);
-MODULE_PARM_DESC(timeout_ms, "Longest a block may run or wait, in ms (100-600000, default 10000)");
+MODULE_PARM_DESC(timeout_ms, "Last resort: longest a wait may go without its task making progress, and a hung core, in ms (100-600000, default 10000)");
+
+static unsigned long long pto_work_budget = PTO_DEFAULT_WORK_BUDGET;
+
+static int pto_work_budget_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned long long v;
+	int ret = kstrtoull(val, 0, &v);
+
+	if (ret)
+		return ret;
+	if (v < PTO_MIN_WORK_BUDGET || v > PTO_MAX_WORK_BUDGET)
+		return -EINVAL;
+	WRITE_ONCE(*(unsigned long long *)kp->arg, v);
+	return 0;
+}
+
+static const struct kernel_param_ops pto_work_budget_ops = {
+	.set = pto_work_budget_set,
+	.get = param_get_ullong,
+};
+
+module_param_cb(work_budget, &pto_work_budget_ops, &pto_work_budget, 0644);
+MODULE_PARM_DESC(work_budget, "Instructions a unit may execute, for queues created without a budget (1024-2^48, default 2^30)");
 
 /* Tells contexts apart for local memory scrubbing; never reused. */
 static atomic64_t pto_ctx_uids = ATOMIC64_INIT(0);
@@ -114,6 +137,17 @@ u32 pto_clamped_timeout_ms(void)
 		       PTO_MAX_TIMEOUT_MS);
 }
 
+/**
+ * pto_default_work_budget - the work budget of queues created without one
+ *
+ * Return: instructions, within the accepted range.
+ */
+u64 pto_default_work_budget(void)
+{
+	return clamp_t(u64, READ_ONCE(pto_work_budget), PTO_MIN_WORK_BUDGET,
+		       PTO_MAX_WORK_BUDGET);
+}
+
 static void pto_fill_device_info(struct pto_device *pdev,
 				 struct drm_pto_npu_device_info *info)
 {
@@ -148,6 +182,9 @@ static void pto_fill_limits(struct drm_pto_npu_limits *lim)
 	lim->max_deps = PTO_MAX_DEPS;
 	lim->max_block_num = PTO_MAX_BLOCK_NUM;
 	lim->timeout_ms = pto_clamped_timeout_ms();
+	lim->work_budget = pto_default_work_budget();
+	lim->min_work_budget = PTO_MIN_WORK_BUDGET;
+	lim->max_work_budget = PTO_MAX_WORK_BUDGET;
 }
 
 static void pto_fill_memory_info(struct pto_device *pdev, struct pto_file *pfile,

@@ -26,6 +26,15 @@
 #define PTO_MAX_DEVICES 8
 #define PTO_MIN_TIMEOUT_MS 100
 #define PTO_MAX_TIMEOUT_MS 600000
+/*
+ * Instructions a unit may execute (module parameter work_budget, per queue
+ * at creation): bounds a runaway kernel by its work, the same on every
+ * host. The default is minutes of interpretation on a slow host, far more
+ * than any kernel needs to finish.
+ */
+#define PTO_DEFAULT_WORK_BUDGET (1ULL << 30)
+#define PTO_MIN_WORK_BUDGET (1ULL << 10)
+#define PTO_MAX_WORK_BUDGET (1ULL << 48)
 #define PTO_MIN_LOCAL_BUF SZ_16K
 #define PTO_MAX_LOCAL_BUF SZ_4M
 
@@ -216,6 +225,7 @@ int pto_ioctl_bo_info(struct drm_device *drm, void *data,
 
 u8 pto_dtype_size(u8 dtype);
 u32 pto_clamped_timeout_ms(void);
+u64 pto_default_work_budget(void);
 
 /* pto_debugfs.c */
 void pto_debugfs_init(struct pto_device *pdev);

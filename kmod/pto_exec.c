@@ -23,7 +23,7 @@
 #include "pto_task.h"
 #include "pto_trace.h"
 
-/* Scalar instructions between checks of the cancel flag and the clock. */
+/* Scalar instructions between checks of the cancel flag and the budget. */
 #define PTO_CHECK_EVERY 256
 /* Elements converted per step of TCAST. */
 #define PTO_CAST_CHUNK 128
@@ -45,7 +45,8 @@ struct pto_run {
 	u32 part;
 	u32 sub_block;
 	u8 *local;
-	u64 deadline;
+	u64 work;
+	u64 budget;
 	u64 flush_at;
 	s64 s[PTO_NUM_SREGS];
 	struct pto_loop loops[PTO_MAX_LOOP_DEPTH];
@@ -55,7 +56,6 @@ struct pto_run {
 	bool parked;
 	bool park_ring;
 	u32 park_pc;
-	u64 park_t0;
 };
 
 /**
@@ -211,24 +211,32 @@ static u8 *pto_tile(struct pto_run *r, u32 reg)
 	return r->local + r->core->pdev->sched->buf_base[t->buf] + t->offset;
 }
 
-/* Run time after which a unit lets queued units have threads of their own. */
-#define PTO_LONG_UNIT_NS (2 * NSEC_PER_MSEC)
+/*
+ * The scheduling quantum: a running unit lets the units queued for a
+ * worker (the kick queue) have threads of their own at least this often,
+ * so a unit placed on an idle core never waits for another's to end, and
+ * nothing a unit may poll GM for waits behind it.
+ */
+#define PTO_QUANTUM_NS (2 * NSEC_PER_MSEC)
 
-/* Between steps: stop for a cancelled task or a block past its deadline. */
+/*
+ * Between steps: stop for a cancelled task or a unit past its work budget
+ * (instructions, counted the same on every host: a runaway kernel ends
+ * after the same count whatever the host's speed); tell the watchdog the
+ * task is making progress; hand out the kick queue once a quantum.
+ */
 static bool pto_check(struct pto_run *r)
 {
-	u64 now = ktime_get_ns();
+	u64 now;
 
 	if (atomic_read(&r->task->cancel))
 		return pto_fault(r, DRM_PTO_NPU_STATUS_CANCELLED, 0);
-	if (now > r->deadline)
-		return pto_fault(r, DRM_PTO_NPU_STATUS_TIMEOUT, 0);
-	if (r->flush_at && now > r->flush_at) {
-		/*
-		 * A long unit: units queued for a worker get threads of their
-		 * own, so nothing it may poll GM for waits behind it.
-		 */
-		r->flush_at = 0;
+	if (r->work > r->budget)
+		return pto_fault(r, DRM_PTO_NPU_STATUS_WORK_BUDGET, r->work);
+	atomic_long_inc(&r->task->progress);
+	now = ktime_get_ns();
+	if (now > r->flush_at) {
+		r->flush_at = now + PTO_QUANTUM_NS;
 		pto_sched_flush_kicks(r->core->pdev);
 	}
 	cond_resched();
@@ -472,7 +480,6 @@ static bool pto_ring(struct pto_run *r, const struct pto_insn *in, u32 pc)
 		r->parked = true;
 		r->park_ring = true;
 		r->park_pc = pc;
-		r->park_t0 = ktime_get_ns();
 		return false;
 	}
 	return st == DRM_PTO_NPU_STATUS_OK ? true : pto_fault(r, st, pc);
@@ -596,18 +603,12 @@ static bool pto_gm_scalar(struct pto_run *r, const struct pto_insn *in)
 	return true;
 }
 
-/*
- * The unit has left its barrier with status @st, after waiting parked
- * (@parked) or at once.
- */
-static bool pto_syncall_leave(struct pto_run *r, s32 st, u32 pc, bool parked)
+/* The unit has left its barrier with status @st. */
+static bool pto_syncall_leave(struct pto_run *r, s32 st, u32 pc)
 {
 	struct pto_device *pdev = r->core->pdev;
 	u32 unit = r->block * r->task->nparts + r->part;
 
-	/* Waiting is not running: the block's run-time budget excludes it. */
-	if (parked)
-		r->deadline += ktime_get_ns() - r->park_t0;
 	trace_pto_barrier_leave(pdev->index, r->task->ctx->uid, r->task->id,
 				unit, r->core->type, r->core->index, st);
 	return st == DRM_PTO_NPU_STATUS_OK ? true : pto_fault(r, st, pc);
@@ -641,10 +642,9 @@ static bool pto_syncall(struct pto_run *r, const struct pto_insn *in, u32 pc)
 	if (st == PTO_STATUS_PARKED) {
 		r->parked = true;
 		r->park_pc = pc;
-		r->park_t0 = ktime_get_ns();
 		return false;
 	}
-	return pto_syncall_leave(r, st, pc, false);
+	return pto_syncall_leave(r, st, pc);
 }
 
 static bool pto_loop_enter(struct pto_run *r, const struct pto_insn *in,
@@ -679,6 +679,7 @@ static void pto_run_program(struct pto_run *r)
 		bool ok = true;
 		u32 next = pc + 1;
 
+		r->work++;
 		if (++steps == PTO_CHECK_EVERY) {
 			steps = 0;
 			if (!pto_check(r))
@@ -776,12 +777,21 @@ static void pto_run_program(struct pto_run *r)
 
 /*
  * Fault injection (debugfs inject_hang): the unit makes no progress, as a
- * core that hangs, until it is cancelled or its run time is up.
+ * core that hangs, until it is cancelled or, the wall-clock last resort,
+ * timeout_ms has passed.
  */
 static void pto_hang(struct pto_run *r)
 {
-	while (pto_check(r))
+	u64 end = ktime_get_ns() + (u64)pto_clamped_timeout_ms() * NSEC_PER_MSEC;
+
+	while (!atomic_read(&r->task->cancel)) {
+		if (ktime_get_ns() > end) {
+			pto_fault(r, DRM_PTO_NPU_STATUS_TIMEOUT, 0);
+			return;
+		}
 		usleep_range(1000, 2000);
+	}
+	pto_fault(r, DRM_PTO_NPU_STATUS_CANCELLED, 0);
 }
 
 /**
@@ -807,14 +817,11 @@ bool pto_exec_block(struct pto_core *core, struct pto_task *task, u32 unit,
 		r->parked = false;
 		if (r->park_ring) {
 			r->park_ring = false;
-			/* Waiting is not running: the run-time budget excludes it. */
-			r->deadline += ktime_get_ns() - r->park_t0;
 			if (core->park_st != DRM_PTO_NPU_STATUS_OK) {
 				pto_fault(r, core->park_st, r->park_pc);
 				return false;
 			}
-		} else if (!pto_syncall_leave(r, core->park_st, r->park_pc,
-					      true)) {
+		} else if (!pto_syncall_leave(r, core->park_st, r->park_pc)) {
 			return false;
 		}
 		pto_run_program(r);
@@ -835,10 +842,9 @@ bool pto_exec_block(struct pto_core *core, struct pto_task *task, u32 unit,
 	else
 		r->sub_block = core->sub_block;
 	r->local = core->local;
+	r->budget = task->queue->work_budget;
 	/* pto_core_run() read the clock as the unit started. */
-	r->flush_at = task->blocks[unit].ts[PTO_TS_START];
-	r->deadline = r->flush_at + (u64)pto_clamped_timeout_ms() * NSEC_PER_MSEC;
-	r->flush_at += PTO_LONG_UNIT_NS;
+	r->flush_at = task->blocks[unit].ts[PTO_TS_START] + PTO_QUANTUM_NS;
 	if (unlikely(atomic_dec_if_positive(&core->pdev->inject_hang) >= 0))
 		pto_hang(r);
 	else

@@ -902,6 +902,9 @@ int pto_ioctl_queue_create(struct drm_device *drm, void *data,
 		cq = min_t(u32, cq, PTO_MAX_CQ_ENTRIES);
 	if (!is_power_of_2(cq) || cq > PTO_MAX_CQ_ENTRIES)
 		return -EINVAL;
+	if (args->work_budget && (args->work_budget < PTO_MIN_WORK_BUDGET ||
+				  args->work_budget > PTO_MAX_WORK_BUDGET))
+		return -EINVAL;
 
 	q = kzalloc(sizeof(*q), GFP_KERNEL);
 	if (!q)
@@ -921,6 +924,8 @@ int pto_ioctl_queue_create(struct drm_device *drm, void *data,
 	q->cq = (void *)((u8 *)q->ring->vaddr + args->cq_offset);
 	q->sq_slots = sq;
 	q->cq_entries = cq;
+	q->work_budget = args->work_budget ?: pto_default_work_budget();
+	args->work_budget = q->work_budget;
 	spin_lock_init(&q->cq_lock);
 	INIT_LIST_HEAD(&q->held);
 	atomic_set(&q->live, 0);

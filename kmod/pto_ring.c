@@ -231,12 +231,13 @@ void pto_ring_release_task(struct pto_task *task, struct list_head *release)
  * @task: the task (its xlock held)
  * @now: CLOCK_MONOTONIC ns
  * @timeout: no-progress timeout, ns
+ * @moved: a unit of the task ran since the last look: every set progressed
  * @stalled: out: waiters on sets that have not moved for @timeout
  *
  * Return: whether any unit still waits on one of the task's rings.
  */
 bool pto_ring_scan_stalled(struct pto_task *task, u64 now, u64 timeout,
-			   struct list_head *stalled)
+			   bool moved, struct list_head *stalled)
 {
 	bool waiting = false;
 	u32 b;
@@ -247,7 +248,7 @@ bool pto_ring_scan_stalled(struct pto_task *task, u64 now, u64 timeout,
 
 		if (list_empty(&set->waiters))
 			continue;
-		if (set->seq != set->wd_seq || !set->wd_progress) {
+		if (moved || set->seq != set->wd_seq || !set->wd_progress) {
 			set->wd_seq = set->seq;
 			set->wd_progress = now;
 		} else if (pto_stalled(now, set->wd_progress, timeout)) {

@@ -67,8 +67,8 @@ static void pto_ready_del(struct pto_task *task)
  * A unit any worker thread may run: no unit sleeps waiting for another
  * (barrier and ring waits park and free the thread), so running it on a
  * thread that is not its core's own cannot deadlock. A unit that polls GM
- * for another's write gets it a thread of its own after PTO_LONG_UNIT_NS
- * (pto_exec.c). A staged unit waits for its doorbell.
+ * for another's write gets it a thread of its own within a scheduling
+ * quantum, PTO_QUANTUM_NS (pto_exec.c). A staged unit waits for its doorbell.
  */
 static bool pto_free_running(const struct pto_core *core)
 {
@@ -195,6 +195,35 @@ static bool pto_own_core(const struct pto_core *self, u32 ti)
 {
 	return self && ti != PTO_TASK_MIX &&
 	       (self->type == PTO_CORE_AIC) == (ti == PTO_TASK_AIC);
+}
+
+/*
+ * An idle core of type @ti for a block of @task, or s->ncores[ti] if none:
+ * @self (the finishing worker's core: no wake-up, no scan), or the lowest
+ * idle core, preferring, among those, one whose local memory already
+ * belongs to @task's context. A core changing hands is scrubbed (hundreds
+ * of KiB zeroed), which costs more than any scan: with several contexts
+ * taking turns on a device, their blocks stay on the cores they had. The
+ * scan runs only when the lowest idle core belongs to another context.
+ */
+static u32 pto_idle_core(struct pto_sched *s, u32 ti,
+			 const struct pto_task *task,
+			 const struct pto_core *self)
+{
+	u32 n = s->ncores[ti], first = find_first_bit(s->idle[ti], n), i;
+	bool self_idle = pto_own_core(self, ti) &&
+			 test_bit(self->index, s->idle[ti]);
+	u64 uid = task->ctx->uid;
+
+	if (self_idle && self->owner == uid)
+		return self->index;
+	if (first == n || s->cores[ti][first].owner == uid)
+		return first;
+	for (i = find_next_bit(s->idle[ti], n, first + 1); i < n;
+	     i = find_next_bit(s->idle[ti], n, i + 1))
+		if (s->cores[ti][i].owner == uid)
+			return i;
+	return self_idle ? self->index : first;
 }
 
 static bool pto_can_preload(const struct pto_core *core)
@@ -456,7 +485,7 @@ static void pto_try_stage(struct pto_sched *s, struct pto_task *c)
 			pto_place_mix(s, c, NULL, true, &now);
 			continue;
 		}
-		i = find_first_bit(s->idle[ti], s->ncores[ti]);
+		i = pto_idle_core(s, ti, c, NULL);
 		if (i == s->ncores[ti])
 			return;
 		pto_core_start(s, &s->cores[ti][i], c, c->next_block++, NULL,
@@ -536,12 +565,9 @@ static void pto_place(struct pto_sched *s, struct pto_task *task,
 	/*
 	 * The worker that finished a unit takes the next one on its own core
 	 * when it can: it runs it without waking anyone, and the placement
-	 * costs no scan.
+	 * costs no scan (pto_idle_core()).
 	 */
-	if (pto_own_core(self, ti) && test_bit(self->index, s->idle[ti]))
-		i = self->index;
-	else
-		i = find_first_bit(s->idle[ti], n);
+	i = pto_idle_core(s, ti, task, self);
 	if (i < n) {
 		pto_core_start(s, &s->cores[ti][i], task, task->next_block++,
 			       self, false, now);
@@ -722,6 +748,7 @@ static void pto_count_retire(struct pto_device *pdev, struct pto_task *task)
 				task->status, task->detail);
 		break;
 	case DRM_PTO_NPU_STATUS_TIMEOUT:
+	case DRM_PTO_NPU_STATUS_WORK_BUDGET:
 		pto_count(pdev, timeouts);
 		trace_pto_fault(pdev->index, task->ctx->uid, task->id,
 				task->status, task->detail);

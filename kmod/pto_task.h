@@ -305,6 +305,9 @@ enum pto_task_state {
  * @bar_progress: when the watchdog saw @bar_seq move, 0 before its first
  *                look (xlock)
  * @park_link: in pto_sched.parked_tasks while it has HARD waiters (sched lock)
+ * @progress: bumped by its running units at each check: the watchdog ends
+ *            a wait only when no unit of the task has run for timeout_ms
+ * @wd_progress: @progress as the watchdog last saw it (sched lock)
  */
 struct pto_task {
 	struct pto_file *ctx;
@@ -361,6 +364,8 @@ struct pto_task {
 	u64 bar_wd_seq;
 	u64 bar_progress;
 	struct list_head park_link;
+	atomic_long_t progress;
+	long wd_progress;
 };
 
 /**
@@ -393,6 +398,7 @@ struct pto_task {
  * @soft_counter: SOFT: the GM counter it waits on (soft_lock)
  * @soft_target: SOFT: the count that ends its round
  * @soft_seen: SOFT: the count last seen
+ * @soft_ran: SOFT: its task's progress count last seen
  * @soft_progress: SOFT: when the watchdog saw the count move, 0 before its
  *                 first look
  */
@@ -424,6 +430,7 @@ struct pto_core {
 	s32 *soft_counter;
 	s64 soft_target;
 	s64 soft_seen;
+	long soft_ran;
 	u64 soft_progress;
 };
 
@@ -454,7 +461,12 @@ struct pto_core {
  * @soft_waiters: cores whose unit is parked at a SOFT barrier
  * @watchdog: while units are parked: polls SOFT counters (GM may be
  *            written by anyone) and ends waits without progress for
- *            timeout_ms
+ *            timeout_ms of @wd_clock
+ * @wd_clock: the watchdog's clock, ns: advanced at each of its runs by the
+ *            time since the last, at most PTO_WD_MAX_STEP_NS, so a guest
+ *            stopped by its host (or a starved watchdog) counts as one
+ *            short step, not as time its waits made no progress
+ * @wd_last: CLOCK_MONOTONIC ns of the watchdog's last run
  * @spare_lock: protects @spares and @nspares
  * @spares: memory of freed small tasks, each with its unused failure
  *          record, reused by intake (last freed first); linked by
@@ -479,6 +491,8 @@ struct pto_sched {
 	spinlock_t soft_lock;	/* soft_waiters */
 	struct list_head soft_waiters;
 	struct delayed_work watchdog;
+	u64 wd_clock;
+	u64 wd_last;
 	spinlock_t spare_lock;	/* spares, nspares */
 	struct list_head spares;
 	u32 nspares;
@@ -500,6 +514,7 @@ struct pto_sched {
  * @held: completed tasks waiting for CQ space
  * @live: tasks of this queue whose CQEs are not all posted
  * @waiters: threads in QUEUE_WAIT on this queue
+ * @work_budget: instructions each unit of its tasks may execute
  */
 struct pto_queue {
 	struct pto_file *ctx;
@@ -516,6 +531,7 @@ struct pto_queue {
 	struct list_head held;
 	atomic_t live;
 	atomic_t waiters;
+	u64 work_budget;
 };
 
 /* pto_kernel.c */
@@ -574,7 +590,7 @@ void pto_ring_side_done(struct pto_sched *s, struct pto_task *task, u32 block,
 			bool aic, u32 part);
 void pto_ring_release_task(struct pto_task *task, struct list_head *release);
 bool pto_ring_scan_stalled(struct pto_task *task, u64 now, u64 timeout,
-			   struct list_head *stalled);
+			   bool moved, struct list_head *stalled);
 
 /* pto_barrier.c */
 s32 pto_barrier_hard(struct pto_task *task, struct pto_core *core);

@@ -100,6 +100,9 @@ static int pto_device_read_caps(struct pto_device *dev)
 		.max_deps = lim.max_deps,
 		.max_block_num = lim.max_block_num,
 		.timeout_ms = lim.timeout_ms,
+		.work_budget = lim.work_budget,
+		.min_work_budget = lim.min_work_budget,
+		.max_work_budget = lim.max_work_budget,
 	};
 	return 0;
 }

@@ -995,6 +995,11 @@ static void pto_describe(char *buf, size_t len, const struct pto_graph *g,
 			 "no progress within the device's timeout (%u ms)",
 			 g->dev->limits.timeout_ms);
 		break;
+	case PTO_STATUS_WORK_BUDGET:
+		pto_msgf(buf, len,
+			 "a runaway kernel: %llu instructions, past its work budget",
+			 (unsigned long long)detail);
+		break;
 	case PTO_STATUS_DEP_FAILED:
 		pto_msgf(buf, len, "not run: a dependency failed");
 		break;

@@ -149,6 +149,7 @@ struct pto_queue {
 	struct pto_sq sq;
 	struct pto_cq cq;
 	uint32_t run_seq;
+	uint64_t work_budget;
 };
 
 /* drmIoctl() restarts on EINTR/EAGAIN; errors come back as -errno. */

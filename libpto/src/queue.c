@@ -136,19 +136,40 @@ static void pto_queue_close_gem(int fd, uint32_t handle)
 PTO_API int pto_queue_create(struct pto_device *dev, uint32_t sq_slots,
 			     uint32_t cq_entries, struct pto_queue **out)
 {
-	struct drm_pto_npu_queue_create c = {
+	struct pto_queue_params p = {
 		.sq_slots = sq_slots,
 		.cq_entries = cq_entries,
 	};
+
+	return pto_queue_create_params(dev, &p, out);
+}
+
+PTO_API uint64_t pto_queue_work_budget(const struct pto_queue *q)
+{
+	return q ? q->work_budget : 0;
+}
+
+PTO_API int pto_queue_create_params(struct pto_device *dev,
+				    const struct pto_queue_params *params,
+				    struct pto_queue **out)
+{
+	struct drm_pto_npu_queue_create c = { 0 };
 	struct pto_queue *q;
 	void *map;
+	size_t i;
 	int ret;
 
 	if (!out)
 		return -EINVAL;
 	*out = NULL;
-	if (!dev)
+	if (!dev || !params)
 		return -EINVAL;
+	for (i = 0; i < sizeof(params->reserved) / sizeof(params->reserved[0]); i++)
+		if (params->reserved[i])
+			return -EINVAL;
+	c.sq_slots = params->sq_slots;
+	c.cq_entries = params->cq_entries;
+	c.work_budget = params->work_budget;
 	q = calloc(1, sizeof(*q));
 	if (!q)
 		return -ENOMEM;
@@ -160,6 +181,7 @@ PTO_API int pto_queue_create(struct pto_device *dev, uint32_t sq_slots,
 	q->ops = &pto_queue_device_ops;
 	q->id = c.queue_id;
 	q->handle = c.handle;
+	q->work_budget = c.work_budget;
 	if (!c.ring_size || (size_t)c.ring_size != c.ring_size ||
 	    (off_t)c.mmap_offset < 0 ||
 	    (uint64_t)(off_t)c.mmap_offset != c.mmap_offset) {

@@ -11,6 +11,8 @@
 
 _Static_assert((int)PTO_STATUS_OK == (int)DRM_PTO_NPU_STATUS_OK &&
 		       (int)PTO_STATUS_NOMEM == (int)DRM_PTO_NPU_STATUS_NOMEM &&
+		       (int)PTO_STATUS_WORK_BUDGET ==
+			       (int)DRM_PTO_NPU_STATUS_WORK_BUDGET &&
 		       (int)PTO_STATUS_SKIPPED ==
 			       (int)DRM_PTO_NPU_STATUS_SKIPPED,
 	       "public statuses mirror the uapi");
@@ -37,6 +39,7 @@ static const char *const pto_status_names[] = {
 	[PTO_STATUS_SKIPPED] = "SKIPPED",
 	[PTO_STATUS_BARRIER_FAULT] = "BARRIER_FAULT",
 	[PTO_STATUS_NOMEM] = "NOMEM",
+	[PTO_STATUS_WORK_BUDGET] = "WORK_BUDGET",
 };
 
 static const struct {

@@ -943,7 +943,8 @@ static void status_and_reason_names(void)
 	TAP_CHECK(!strcmp(pto_status_name(PTO_STATUS_GM_FAULT), "GM_FAULT"));
 	TAP_CHECK(!strcmp(pto_status_name(PTO_STATUS_PENDING), "PENDING"));
 	TAP_CHECK(!strcmp(pto_status_name(PTO_STATUS_NOMEM), "NOMEM"));
-	TAP_CHECK(!strcmp(pto_status_name(11), "UNKNOWN"));
+	TAP_CHECK(!strcmp(pto_status_name(PTO_STATUS_WORK_BUDGET), "WORK_BUDGET"));
+	TAP_CHECK(!strcmp(pto_status_name(12), "UNKNOWN"));
 	TAP_CHECK(!strcmp(pto_status_name(-2), "UNKNOWN"));
 	TAP_CHECK(!strcmp(pto_reason_name(PTO_REASON_TENSOR_RANGE),
 			  "TENSOR_RANGE"));

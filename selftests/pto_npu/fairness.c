@@ -436,7 +436,7 @@ static void measure(struct __test_metadata *_metadata, FIXTURE_DATA(fair) *self,
 	else
 		per_level = FLOOD_TURNS * r->a_task *
 			    ((pto_available_aiv_count(dev) + cpus - 1) / cpus);
-	bound = FAIR_FACTOR * r->alone + PTO_TEST_MSEC(FAIR_SLACK_MS) +
+	bound = FAIR_FACTOR * r->alone + PTO_TEST_LIMIT_MSEC(FAIR_SLACK_MS) +
 		(B_LEVELS + 1) * per_level;
 	TH_LOG("%s: B alone %lld ms, under A %lld ms, ratio %.1f (bound %lld ms); %llu device timeouts in %lld ms under A; A's setup %lld ms, one task alone %lld ms",
 	       what, (long long)r->alone / 1000000, (long long)r->loaded / 1000000,

@@ -42,6 +42,8 @@
 
 /* Device timeout while the fuzzer runs kernels that may never end. */
 #define FZ_TIMEOUT_MS 200
+/* Work budget of the fuzzer's queues: random kernels that never end. */
+#define FZ_WORK_BUDGET (1u << 20)
 /* How long any batch of fuzz tasks may take to drain. */
 #define FZ_DRAIN_NS PTO_TEST_SEC(120)
 /* Live objects the fuzzer keeps per pool. */
@@ -446,13 +448,15 @@ struct fz_q {
 	bool scribbled;
 };
 
-static int fz_q_open(int fd, uint32_t sq, uint32_t cq, struct fz_q *q)
+static int fz_q_open_budget(int fd, uint32_t sq, uint32_t cq, uint64_t budget,
+			    struct fz_q *q)
 {
 	int ret;
 
 	memset(q, 0, sizeof(*q));
 	q->c.sq_slots = sq;
 	q->c.cq_entries = cq;
+	q->c.work_budget = budget;
 	ret = fz_ioctl(fd, DRM_IOCTL_PTO_NPU_QUEUE_CREATE, &q->c);
 	if (ret)
 		return ret;
@@ -466,6 +470,12 @@ static int fz_q_open(int fd, uint32_t sq, uint32_t cq, struct fz_q *q)
 	q->sq = q->map + q->c.sq_offset;
 	q->cq = (struct drm_pto_npu_cqe *)(q->map + q->c.cq_offset);
 	return 0;
+}
+
+/* Random kernels that never end stop after FZ_WORK_BUDGET instructions. */
+static int fz_q_open(int fd, uint32_t sq, uint32_t cq, struct fz_q *q)
+{
+	return fz_q_open_budget(fd, sq, cq, FZ_WORK_BUDGET, q);
 }
 
 /* Unmaps, destroys, closes the ring handle. Returns QUEUE_DESTROY's result. */
@@ -557,7 +567,7 @@ struct fz_cqe_seen {
 	unsigned long cqes;
 	unsigned long lasts;
 	unsigned long pristine;
-	unsigned long status[DRM_PTO_NPU_STATUS_NOMEM + 1];
+	unsigned long status[DRM_PTO_NPU_STATUS_WORK_BUDGET + 1];
 	/* Callback per LAST CQE, may be NULL. */
 	void (*last)(void *arg, const struct drm_pto_npu_cqe *c);
 	void *arg;
@@ -569,7 +579,7 @@ static void fz_check_cqe(const struct drm_pto_npu_cqe *c, struct fz_cqe_seen *s)
 
 	fz_count(FZ_CQE);
 	s->cqes++;
-	if (c->status < 0 || c->status > DRM_PTO_NPU_STATUS_NOMEM) {
+	if (c->status < 0 || c->status > DRM_PTO_NPU_STATUS_WORK_BUDGET) {
 		fz_unexpected(FZ_CQE, "task %llu: status %d",
 			      (unsigned long long)c->task_id, c->status);
 		return;
@@ -1845,7 +1855,15 @@ TEST_F_TIMEOUT(fz, queue_ioctls_and_syncobjs, 600)
 				nqe.c.pad = (uint32_t)fz_int(&self->r);
 			if (fz_pct(&self->r, 3))
 				nqe.c.queue_id = (uint32_t)fz_int(&self->r);
+			if (fz_pct(&self->r, 10))
+				nqe.c.work_budget = fz_pct(&self->r, 50) ?
+					(uint64_t)fz_int(&self->r) :
+					self->lim.min_work_budget +
+					(uint64_t)fz_below(&self->r, 1u << 20);
 			valid = !nqe.c.flags && !nqe.c.pad && !nqe.c.queue_id &&
+				(!nqe.c.work_budget ||
+				 (nqe.c.work_budget >= self->lim.min_work_budget &&
+				  nqe.c.work_budget <= self->lim.max_work_budget)) &&
 				(!sq || (!(sq & (sq - 1)) && sq >= 32 &&
 					 sq <= self->lim.max_sq_slots)) &&
 				(!cq || (!(cq & (cq - 1)) && cq <= self->lim.max_cq_entries));
@@ -2451,6 +2469,7 @@ struct fz_run_last {
 	uint32_t status;
 	uint32_t reason;
 	uint32_t seen;
+	uint64_t detail;
 };
 
 static void fz_run_last_cb(void *arg, const struct drm_pto_npu_cqe *c)
@@ -2459,6 +2478,7 @@ static void fz_run_last_cb(void *arg, const struct drm_pto_npu_cqe *c)
 
 	l->status = (uint32_t)c->status;
 	l->reason = c->reason;
+	l->detail = c->detail;
 	l->seen++;
 }
 
@@ -2470,6 +2490,7 @@ static bool fz_run_status_ok(uint32_t s)
 	case DRM_PTO_NPU_STATUS_INVALID:
 	case DRM_PTO_NPU_STATUS_GM_FAULT:
 	case DRM_PTO_NPU_STATUS_TIMEOUT:
+	case DRM_PTO_NPU_STATUS_WORK_BUDGET:
 	case DRM_PTO_NPU_STATUS_ARITH_FAULT:
 	case DRM_PTO_NPU_STATUS_LOOP_FAULT:
 	case DRM_PTO_NPU_STATUS_BARRIER_FAULT:
@@ -2580,9 +2601,10 @@ TEST_F_TIMEOUT(fz, verifier_programs_run, 900)
 		ret = fz_kernel_destroy(self->fd, c.handle);
 		fz_must_pass(FZ_KERNEL_DESTROY, ret, "destroy of a run kernel");
 	}
-	printf("# fuzz: %lu of %lu programs accepted and run: %lu ok, %lu gm-fault, %lu timeout, %lu arith-fault, %lu loop-fault, %lu barrier-fault, %lu refused at submit\n",
+	printf("# fuzz: %lu of %lu programs accepted and run: %lu ok, %lu gm-fault, %lu timeout, %lu work-budget, %lu arith-fault, %lu loop-fault, %lu barrier-fault, %lu refused at submit\n",
 	       accepted, n, status[DRM_PTO_NPU_STATUS_OK],
 	       status[DRM_PTO_NPU_STATUS_GM_FAULT], status[DRM_PTO_NPU_STATUS_TIMEOUT],
+	       status[DRM_PTO_NPU_STATUS_WORK_BUDGET],
 	       status[DRM_PTO_NPU_STATUS_ARITH_FAULT],
 	       status[DRM_PTO_NPU_STATUS_LOOP_FAULT],
 	       status[DRM_PTO_NPU_STATUS_BARRIER_FAULT],
@@ -2690,6 +2712,7 @@ static void fz_run_one(struct __test_metadata *_metadata, int fd, struct fz_q *q
 	memset(last, 0, sizeof(*last));
 	last->status = (int32_t)l.status;
 	last->reason = (uint8_t)l.reason;
+	last->detail = l.detail;
 	fz_count(FZ_TASK_RUN);
 }
 
@@ -2812,16 +2835,20 @@ TEST_F_TIMEOUT(fz, hostile_kernels, 900)
 	}
 
 	/*
-	 * Endless: 2^80 iterations on every AIV core at once. Each block must
-	 * hit the timeout, together, and the device go on.
+	 * Endless: 2^80 iterations on every AIV core at once. The first block
+	 * past its work budget ends the task, after the same count whatever
+	 * the host, and the device goes on.
 	 */
-	fz_lower_timeout(_metadata, 300);
 	t0 = pto_test_now_ns();
 	fz_run_one(_metadata, self->fd, &q, kloop, 0, self->info.aiv_cores,
 		   DRM_PTO_NPU_TASK_F_SYNC_START, NULL, 0, NULL, 0, &last);
-	EXPECT_EQ(DRM_PTO_NPU_STATUS_TIMEOUT, last.status);
-	printf("# fuzz: %u endless blocks timed out in %lld ms (timeout 300 ms)\n",
-	       self->info.aiv_cores, (long long)((pto_test_now_ns() - t0) / 1000000));
+	EXPECT_EQ(DRM_PTO_NPU_STATUS_WORK_BUDGET, last.status);
+	EXPECT_LT((uint64_t)FZ_WORK_BUDGET, last.detail);
+	EXPECT_GT((uint64_t)FZ_WORK_BUDGET + 1024, last.detail);
+	printf("# fuzz: %u endless blocks ended after %llu instructions (budget %llu) in %lld ms\n",
+	       self->info.aiv_cores, (unsigned long long)last.detail,
+	       (unsigned long long)FZ_WORK_BUDGET,
+	       (long long)((pto_test_now_ns() - t0) / 1000000));
 	EXPECT_GT(PTO_TEST_SEC(60), pto_test_now_ns() - t0);
 
 	/* The largest SPMD launch (make fuzz; 20+ s under TCG): every block runs. */
@@ -3080,13 +3107,13 @@ TEST_F_TIMEOUT(fz, inflight_block_records_bounded, 600)
 	struct fz_q q;
 	int64_t dep;
 
-	fz_lower_timeout(_metadata, 3000);
-	ASSERT_EQ(0, fz_q_open(self->fd, 256, 1024, &q));
+	/* The holder below runs for seconds: 2^26 instructions. */
+	ASSERT_EQ(0, fz_q_open_budget(self->fd, 256, 1024, 1ull << 26, &q));
 	ASSERT_EQ(0, fz_kernel_create(self->fd, PTO_CORE_AIV, fz_endless,
 				      FZ_N(fz_endless), NULL, 0, &kloop));
 	ASSERT_EQ(0, fz_kernel_create(self->fd, PTO_CORE_AIV, fz_end_prog, 1,
 				      NULL, 0, &kend));
-	/* A task that holds its dependants until it times out. */
+	/* A task that holds its dependants until its budget runs out. */
 	n = (uint32_t)(pto_test_sqe_init((struct pto_test_sqe *)&e, kloop, 0, 1,
 					 NULL, 0, NULL, 0, NULL, 0) /
 		       DRM_PTO_NPU_SQ_SLOT_SIZE);
@@ -3110,7 +3137,7 @@ TEST_F_TIMEOUT(fz, inflight_block_records_bounded, 600)
 	seen.arg = &l;
 	ASSERT_EQ(0, fz_q_drain(self->fd, &q, &seen, FZ_DRAIN_NS));
 	EXPECT_EQ(FZ_WIDE_ENTRIES + 1u, l.seen);
-	EXPECT_EQ(1u, seen.status[DRM_PTO_NPU_STATUS_TIMEOUT]);
+	EXPECT_EQ(1u, seen.status[DRM_PTO_NPU_STATUS_WORK_BUDGET]);
 	EXPECT_EQ((unsigned long)FZ_WIDE_ENTRIES, seen.status[DRM_PTO_NPU_STATUS_DEP_FAILED]);
 	EXPECT_EQ(0, fz_q_close(self->fd, &q));
 	FZ_FINISH();

@@ -40,6 +40,50 @@
 
 #include "pto_npu_accel.h"
 
+/*
+ * Time limits scale with the run's time factor: PTO_TIME_FACTOR, measured
+ * at boot by tools/vm/init.sh (how much slower than the reference machine
+ * this VM runs, at least 1). A test's limit is what it needs on an
+ * unloaded machine times the factor; no result may depend on the host's
+ * speed in any other way. The harness's per-test timeouts are scaled by
+ * TEST_HARNESS_MAIN below; PTO_TEST_SEC() limits by the factor too.
+ */
+#define PTO_TIME_FACTOR_MAX 100.0
+
+static inline double pto_time_factor(void)
+{
+	static double factor;
+	const char *env;
+
+	if (factor == 0) {
+		env = getenv("PTO_TIME_FACTOR");
+		factor = env ? strtod(env, NULL) : 1;
+		if (!(factor >= 1))
+			factor = 1;
+		if (factor > PTO_TIME_FACTOR_MAX)
+			factor = PTO_TIME_FACTOR_MAX;
+	}
+	return factor;
+}
+
+static inline void pto_test_scale_timeouts(void)
+{
+	struct __fixture_metadata *f;
+	struct __test_metadata *t;
+
+	for (f = __fixture_list; f; f = f->next)
+		for (t = f->tests; t; t = t->next)
+			t->timeout = (int)(t->timeout * pto_time_factor() + 0.5);
+}
+
+#undef TEST_HARNESS_MAIN
+#define TEST_HARNESS_MAIN \
+	int main(int argc, char **argv) \
+	{ \
+		pto_test_scale_timeouts(); \
+		return test_harness_run(argc, argv); \
+	}
+
 /* Device node used when PTO_DEVICE is not set in the environment. */
 #define PTO_TEST_DEFAULT_DEVICE "/dev/accel/accel0"
 
@@ -218,8 +262,12 @@ static inline long pto_test_check(const void *p, size_t len, uint32_t seed)
 
 #include <pto/pto.h>
 
+/* Limits: @s seconds or @ms on an unloaded machine, times the time factor. */
+#define PTO_TEST_SEC(s) ((int64_t)((s) * 1000000000.0 * pto_time_factor()))
+#define PTO_TEST_LIMIT_MSEC(ms) ((int64_t)((ms) * 1000000.0 * pto_time_factor()))
+/* Plain conversions (durations, lower bounds, the device's own timeouts). */
 #define PTO_TEST_MSEC(ms) ((int64_t)(ms) * 1000000LL)
-#define PTO_TEST_SEC(s) ((int64_t)(s) * 1000000000LL)
+#define PTO_TEST_SEC_WALL(s) ((int64_t)(s) * 1000000000LL)
 
 /* Largest SQ entry: header, 16 tensors, 16 scalars, 32 deps, a predicate. */
 #define PTO_TEST_SQE_MAX_SLOTS 20

@@ -974,7 +974,7 @@ TEST_F_TIMEOUT(queue, wait_races_destroy, 120)
 {
 	struct wait_race wr = { .fd = self->fd };
 	unsigned long destroyed = 0, busy = 0, other = 0;
-	int64_t end = pto_test_now_ns() + PTO_TEST_SEC(3);
+	int64_t end = pto_test_now_ns() + PTO_TEST_SEC_WALL(3);
 	struct wait_race wr2 = { .fd = self->fd };
 	struct drm_pto_npu_queue_create c = { .sq_slots = 32 };
 	pthread_t t, t2;

@@ -421,7 +421,7 @@ TEST_F_TIMEOUT(soak, random_graphs_of_every_technique, 3600)
 	ASSERT_EQ(0, pto_test_memory(self->mon, &m0));
 	ASSERT_EQ(0, pto_test_query(self->mon, DRM_PTO_NPU_QUERY_COUNTERS, &c0, sizeof(c0)));
 	start = pto_test_now_ns();
-	deadline = start + PTO_TEST_SEC(secs);
+	deadline = start + PTO_TEST_SEC_WALL(secs);
 	for (i = 0; i < procs; i++) {
 		ASSERT_EQ(0, pipe(pipes[i]));
 		pids[i] = fork();

@@ -261,7 +261,11 @@ static int ptoctl_info(struct pto_device *dev, int argc, char **argv)
 	ptoctl_print_count("max scalar args", lim.max_scalar_args);
 	ptoctl_print_count("max deps", lim.max_deps);
 	ptoctl_print_count("max block num", lim.max_block_num);
-	printf("  %-24s %" PRIu32 " ms\n", "task timeout", lim.timeout_ms);
+	printf("  %-24s %" PRIu64 " instructions per unit (queues: %" PRIu64 "-%" PRIu64 ")\n",
+	       "work budget", lim.work_budget, lim.min_work_budget,
+	       lim.max_work_budget);
+	printf("  %-24s %" PRIu32 " ms (a wait in which its task makes no progress, a hung core)\n",
+	       "wall-clock timeout", lim.timeout_ms);
 	ptoctl_print_caps(info.capabilities);
 	printf("GM:\n");
 	printf("  %-24s %" PRIu64 " buffers, %" PRIu64 " bytes\n", "device",

@@ -180,9 +180,9 @@ def main():
         if label in args.expect_kunit:
             expect.append('kunit')
         for name in expect:
-            if name == 'kunit':
-                if not any(l == label and kind == 'kunit' for l, kind, _ in seen):
-                    summary.fail(prefix + 'kunit', 'suites ran', ['no KUnit suite started in the VM'])
+            if name in ('kunit', 'vm'):
+                if not any(l == label and kind == name for l, kind, _ in seen):
+                    summary.fail(prefix + name, 'suites ran', ['no %s suite started in the VM' % name])
             elif (label, 'kselftest', name) not in seen:
                 summary.fail(prefix + 'kselftest/' + name, 'suite ran', ['never started in the VM'])
 

@@ -150,8 +150,24 @@ struct drm_pto_npu_limits {
 	__u32 max_deps;
 	/** @max_block_num: blocks of one task. */
 	__u32 max_block_num;
-	/** @timeout_ms: no-progress timeout of a task (module parameter). */
+	/**
+	 * @timeout_ms: the wall-clock last resort (module parameter): a wait
+	 * in which no unit of its task has run for this long ends with
+	 * STATUS_TIMEOUT, as does a core that hangs.
+	 */
 	__u32 timeout_ms;
+	/** @pad: zero. */
+	__u32 pad;
+	/**
+	 * @work_budget: instructions a unit may execute before it ends with
+	 * STATUS_WORK_BUDGET, for queues created without one (module
+	 * parameter work_budget).
+	 */
+	__u64 work_budget;
+	/** @min_work_budget: smallest &drm_pto_npu_queue_create.work_budget. */
+	__u64 min_work_budget;
+	/** @max_work_budget: largest &drm_pto_npu_queue_create.work_budget. */
+	__u64 max_work_budget;
 };
 
 /**
@@ -190,7 +206,7 @@ struct drm_pto_npu_counters {
 	__u64 barriers;
 	/** @faults: tasks failed by a GM, arithmetic, loop or barrier fault. */
 	__u64 faults;
-	/** @timeouts: tasks failed with STATUS_TIMEOUT. */
+	/** @timeouts: tasks failed with STATUS_TIMEOUT or STATUS_WORK_BUDGET. */
 	__u64 timeouts;
 	/** @retired: tasks completed, whatever their status. */
 	__u64 retired;
@@ -486,7 +502,11 @@ enum drm_pto_npu_status {
 	 * detail = tensor << 56 | element offset.
 	 */
 	DRM_PTO_NPU_STATUS_GM_FAULT = 2,
-	/** @DRM_PTO_NPU_STATUS_TIMEOUT: no progress within the timeout. */
+	/**
+	 * @DRM_PTO_NPU_STATUS_TIMEOUT: the wall-clock last resort: a wait in
+	 * which no unit of the task ran for timeout_ms, or a hung core;
+	 * detail = the waiting instruction.
+	 */
 	DRM_PTO_NPU_STATUS_TIMEOUT = 3,
 	/** @DRM_PTO_NPU_STATUS_DEP_FAILED: a dependency failed; not run. */
 	DRM_PTO_NPU_STATUS_DEP_FAILED = 4,
@@ -506,6 +526,13 @@ enum drm_pto_npu_status {
 	DRM_PTO_NPU_STATUS_BARRIER_FAULT = 9,
 	/** @DRM_PTO_NPU_STATUS_NOMEM: out of kernel memory taking the entry. */
 	DRM_PTO_NPU_STATUS_NOMEM = 10,
+	/**
+	 * @DRM_PTO_NPU_STATUS_WORK_BUDGET: the unit executed its queue's work
+	 * budget of instructions without reaching END (a runaway kernel);
+	 * detail = the instructions it executed. The same program with the
+	 * same inputs ends here after the same count on every host.
+	 */
+	DRM_PTO_NPU_STATUS_WORK_BUDGET = 11,
 };
 
 /**
@@ -648,6 +675,14 @@ struct drm_pto_npu_queue_create {
 	__u32 sq_offset;
 	/** @cq_offset: out: byte offset of CQE 0. */
 	__u32 cq_offset;
+	/**
+	 * @work_budget: in: instructions each unit of this queue's tasks may
+	 * execute (&drm_pto_npu_limits.min_work_budget to .max_work_budget),
+	 * 0 for the device's default; out: the budget in effect. Appended:
+	 * a caller built with an older header passes a shorter struct, which
+	 * the DRM core zero-extends.
+	 */
+	__u64 work_budget;
 };
 
 /**

@@ -117,8 +117,13 @@ struct pto_device_info {
  * @max_scalar_args: scalar arguments of one task
  * @max_deps: dependencies of one task
  * @max_block_num: blocks of one task
- * @timeout_ms: a task making no progress for this long fails with
+ * @timeout_ms: the wall-clock last resort: a wait in which no unit of its
+ *		task has run for this long, or a hung core, fails with
  *		PTO_STATUS_TIMEOUT
+ * @work_budget: instructions a unit may execute before it fails with
+ *		 PTO_STATUS_WORK_BUDGET, for queues created without a budget
+ * @min_work_budget: smallest budget a queue may be given
+ * @max_work_budget: largest budget a queue may be given
  * @reserved: zero; room to grow without changing the structure's size
  *
  * A field an older module does not report reads as 0: libpto then skips
@@ -139,7 +144,10 @@ struct pto_limits {
 	uint32_t max_deps;
 	uint32_t max_block_num;
 	uint32_t timeout_ms;
-	uint64_t reserved[11];
+	uint64_t work_budget;
+	uint64_t min_work_budget;
+	uint64_t max_work_budget;
+	uint64_t reserved[8];
 };
 
 /**

@@ -174,7 +174,9 @@ struct pto_task_desc {
  * @PTO_STATUS_INVALID: the device refused the entry; see &enum pto_reason
  * @PTO_STATUS_GM_FAULT: GM access outside a tensor; detail:
  *			 PTO_GM_FAULT_TENSOR() and PTO_GM_FAULT_ELEMENT()
- * @PTO_STATUS_TIMEOUT: no progress within &pto_limits.timeout_ms
+ * @PTO_STATUS_TIMEOUT: the wall-clock last resort: a wait in which no unit
+ *			of the task ran for &pto_limits.timeout_ms, or a hung
+ *			core; detail: the waiting instruction
  * @PTO_STATUS_DEP_FAILED: a dependency failed; not run
  * @PTO_STATUS_CANCELLED: the device handle went away first
  * @PTO_STATUS_ARITH_FAULT: scalar division by zero; detail: instruction
@@ -183,6 +185,10 @@ struct pto_task_desc {
  * @PTO_STATUS_SKIPPED: predicate false; retired without running (a success)
  * @PTO_STATUS_BARRIER_FAULT: a hard syncall with part of the cores
  * @PTO_STATUS_NOMEM: the device ran out of memory taking the entry
+ * @PTO_STATUS_WORK_BUDGET: the unit executed its queue's work budget of
+ *			    instructions without reaching END (a runaway
+ *			    kernel); detail: the instructions it executed,
+ *			    the same count on every host
  */
 enum pto_status {
 	PTO_STATUS_PENDING = -1,
@@ -197,6 +203,7 @@ enum pto_status {
 	PTO_STATUS_SKIPPED = 8,
 	PTO_STATUS_BARRIER_FAULT = 9,
 	PTO_STATUS_NOMEM = 10,
+	PTO_STATUS_WORK_BUDGET = 11,
 };
 
 /** PTO_GM_FAULT_TENSOR() - tensor argument of a GM fault detail. */
@@ -331,6 +338,44 @@ PTO_API int64_t pto_time_ns(void);
  */
 PTO_API int pto_queue_create(struct pto_device *dev, uint32_t sq_slots,
 			     uint32_t cq_entries, struct pto_queue **out);
+
+/**
+ * struct pto_queue_params - how pto_queue_create_params() makes a queue
+ * @sq_slots: as pto_queue_create()'s, 0 for the default
+ * @cq_entries: as pto_queue_create()'s, 0 for 4 * the SQ slots
+ * @work_budget: instructions each unit of the queue's tasks may execute
+ *		 before it fails with PTO_STATUS_WORK_BUDGET, from
+ *		 &pto_limits.min_work_budget to .max_work_budget; 0 for the
+ *		 device's default (&pto_limits.work_budget)
+ * @reserved: zero
+ */
+struct pto_queue_params {
+	uint32_t sq_slots;
+	uint32_t cq_entries;
+	uint64_t work_budget;
+	uint64_t reserved[4];
+};
+
+/**
+ * pto_queue_create_params() - pto_queue_create() with more settings
+ * @dev: device handle
+ * @params: the settings
+ * @out: the new queue, NULL on failure
+ *
+ * Return: as pto_queue_create(); -EINVAL also for a work budget out of
+ * range or a non-zero reserved field.
+ */
+PTO_API int pto_queue_create_params(struct pto_device *dev,
+				    const struct pto_queue_params *params,
+				    struct pto_queue **out);
+
+/**
+ * pto_queue_work_budget() - the work budget of a queue's units
+ * @q: queue
+ *
+ * Return: instructions, or 0 for NULL.
+ */
+PTO_API uint64_t pto_queue_work_budget(const struct pto_queue *q);
 
 /**
  * pto_queue_destroy() - destroy an idle queue
