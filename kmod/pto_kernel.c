@@ -112,7 +112,7 @@ static const char *const pto_buf_names[PTO_LOCAL_BUFS] = {
 static int pto_verify_tiles(struct pto_vctx *v, const struct pto_tile_decl *d,
 			    u32 num)
 {
-	u64 used[PTO_LOCAL_BUFS] = {};
+	u64 used[PTO_LOCAL_BUFS] = {}, end = 0;
 	u32 i;
 
 	if (num > PTO_NUM_TREGS)
@@ -155,9 +155,11 @@ static int pto_verify_tiles(struct pto_vctx *v, const struct pto_tile_decl *d,
 		/* Offset within the buffer; the core adds the buffer's base. */
 		t->offset = used[t->buf];
 		used[t->buf] += bytes;
+		end = max_t(u64, end, pto_buf_base(v->topo, t->buf) + used[t->buf]);
 	}
 	v->k->num_tiles = num;
 	v->k->ub_used = used[PTO_BUF_UB];
+	v->k->local_end = end;
 	return 0;
 }
 

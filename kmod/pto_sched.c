@@ -176,18 +176,38 @@ static u32 pto_idle_clusters(struct pto_sched *s)
 }
 
 /*
+ * Bytes from the start of @core's local memory a unit of @task may write:
+ * its kernel's tiles, and on the AIVs of a mixed task the whole UB (the
+ * ring's slots follow the tiles, written by the AIC too).
+ */
+static u32 pto_local_footprint(struct pto_sched *s, struct pto_core *core,
+			       const struct pto_task *task)
+{
+	bool aic = core->type == PTO_CORE_AIC;
+
+	if (!aic && task->kern[0] && task->kern[1])
+		return s->local_size[0];
+	return task->kern[aic] ? task->kern[aic]->local_end : s->local_size[aic];
+}
+
+/*
  * Another context's data must never be readable: clear a core's local
  * memory when it changes hands. Done when a unit lands on an idle core (or
  * its pending unit moves up), before any part of the block can touch the
- * memory: a mixed block's AIC writes ring slots into its AIVs' UB.
+ * memory: a mixed block's AIC writes ring slots into its AIVs' UB. Only
+ * what the units since the last scrub may have written is cleared: a
+ * kernel writes nothing outside its tiles (the verifier places them), so
+ * contexts taking turns with small kernels clear little.
  */
 static void pto_core_scrub(struct pto_sched *s, struct pto_core *core,
 			   struct pto_task *task)
 {
-	if (core->owner == task->ctx->uid)
-		return;
-	memset(core->local, 0, s->local_size[core->type == PTO_CORE_AIC]);
-	core->owner = task->ctx->uid;
+	if (core->owner != task->ctx->uid) {
+		memset(core->local, 0, core->dirty);
+		core->owner = task->ctx->uid;
+		core->dirty = 0;
+	}
+	core->dirty = max(core->dirty, pto_local_footprint(s, core, task));
 }
 
 /* @self (the calling worker's core, or NULL) is a core of type @ti. */
@@ -1396,18 +1416,15 @@ int pto_sched_init(struct pto_device *pdev)
 	s->ncores[0] = t->clusters * PTO_AIV_PER_CLUSTER;
 	s->ncores[1] = t->clusters;
 
-	/* AIV: UB at 0. AIC: L1 | L0A | L0B | L0C. */
-	s->buf_base[PTO_BUF_UB] = 0;
+	/* AIV: UB at 0. AIC: L1 | L0A | L0B | L0C (pto_buf_base()). */
 	s->buf_size[PTO_BUF_UB] = t->aiv_ub;
-	s->local_size[0] = t->aiv_ub;
-	s->buf_base[PTO_BUF_L1] = 0;
 	s->buf_size[PTO_BUF_L1] = t->aic_l1;
-	s->buf_base[PTO_BUF_L0A] = t->aic_l1;
 	s->buf_size[PTO_BUF_L0A] = t->aic_l0a;
-	s->buf_base[PTO_BUF_L0B] = t->aic_l1 + t->aic_l0a;
 	s->buf_size[PTO_BUF_L0B] = t->aic_l0b;
-	s->buf_base[PTO_BUF_L0C] = t->aic_l1 + t->aic_l0a + t->aic_l0b;
 	s->buf_size[PTO_BUF_L0C] = t->aic_l0c;
+	for (i = 0; i < PTO_LOCAL_BUFS; i++)
+		s->buf_base[i] = pto_buf_base(t, i);
+	s->local_size[0] = t->aiv_ub;
 	s->local_size[1] = s->buf_base[PTO_BUF_L0C] + t->aic_l0c;
 
 	for (ti = 0; ti < 2; ti++) {

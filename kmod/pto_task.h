@@ -41,6 +41,24 @@
 #define PTO_TASK_MIX 2
 
 #define PTO_LOCAL_BUFS 6	/* indexed by enum pto_local_buf */
+
+/*
+ * Offset of local buffer @buf in its core's local memory: the AIV's UB at
+ * 0, the AIC's L1 | L0A | L0B | L0C back to back.
+ */
+static inline u32 pto_buf_base(const struct pto_topology *t, u8 buf)
+{
+	switch (buf) {
+	case PTO_BUF_L0A:
+		return t->aic_l1;
+	case PTO_BUF_L0B:
+		return t->aic_l1 + t->aic_l0a;
+	case PTO_BUF_L0C:
+		return t->aic_l1 + t->aic_l0a + t->aic_l0b;
+	}
+	return 0;
+}
+
 #define PTO_TILE_ALIGN 64
 
 /* pto_barrier_*(): the unit parked; its core's thread is free. */
@@ -96,6 +114,8 @@ struct pto_ring_use {
  * @num_scalar_args: scalar arguments the program uses
  * @arg_dtype: dtype each tensor argument is used as (0: any)
  * @ub_used: bytes of UB the tiles take (AIV); the ring goes after them
+ * @local_end: the end of the highest tile in the core's local memory (its
+ *             buffers' bases added): all a unit of it can write there
  * @push: tile shape of every PUSH (cross-core ring), if any
  * @pop: tile shape of every POP, if any
  * @hard_sync: enum pto_sync_type of its HARD syncalls, 0 if none
@@ -112,6 +132,7 @@ struct pto_kernel {
 	u32 num_scalar_args;
 	u8 arg_dtype[PTO_MAX_TENSOR_ARGS];
 	u32 ub_used;
+	u32 local_end;
 	struct pto_ring_use push;
 	struct pto_ring_use pop;
 	u8 hard_sync;
@@ -385,6 +406,8 @@ struct pto_task {
  * @in_worker: a thread is running this core's units (sched_lock)
  * @partner: the AIV this core's mixed block keeps reserved (split NONE)
  * @owner: uid of the context whose data the local memory may hold
+ * @dirty: bytes from the start of the local memory that units since the
+ *         last scrub may have written: what the next scrub clears
  * @staged: the running slot holds a pre-staged unit waiting for its doorbell
  * @queued: on pto_sched.kickq: its unit waits for a worker instead of a
  *          wake-up of the core's own thread (sched_lock)
@@ -418,6 +441,7 @@ struct pto_core {
 	bool in_worker;
 	struct pto_core *partner;
 	u64 owner;
+	u32 dirty;
 	bool staged;
 	bool queued;
 	bool awake;

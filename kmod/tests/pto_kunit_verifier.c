@@ -466,6 +466,8 @@ static void pto_verify_budget_exact_fit(struct kunit *test)
 	pto_vexpect_ok(test, r);
 	KUNIT_EXPECT_EQ(test, r->k->tiles[0].offset, 0U);
 	KUNIT_EXPECT_EQ(test, r->k->ub_used, 192U * SZ_1K);
+	/* What a scrub after it must clear: the whole UB. */
+	KUNIT_EXPECT_EQ(test, r->k->local_end, 192U * SZ_1K);
 
 	r = pto_vrun(test, PTO_CORE_AIV, prog, 1, ub2, ARRAY_SIZE(ub2));
 	pto_vexpect_ok(test, r);
@@ -475,6 +477,8 @@ static void pto_verify_budget_exact_fit(struct kunit *test)
 	r = pto_vrun(test, PTO_CORE_AIC, prog, 1, aic, ARRAY_SIZE(aic));
 	pto_vexpect_ok(test, r);
 	KUNIT_EXPECT_EQ(test, r->k->ub_used, 0U);
+	/* L1 | L0A | L0B | L0C back to back, the last one full. */
+	KUNIT_EXPECT_EQ(test, r->k->local_end, (512U + 64 + 64 + 128) * SZ_1K);
 	for (i = 0; i < ARRAY_SIZE(aic); i++) {
 		KUNIT_EXPECT_EQ(test, r->k->tiles[i].offset, 0U);
 		KUNIT_EXPECT_EQ(test, r->k->tiles[i].buf, aic[i].buf);

@@ -90,7 +90,7 @@ calibrate() {
 # as a failure, and the suites after it still run.
 suite_budget() {
 	case "$1" in
-	uapi_bo | uapi_query | early_stage) echo 150 ;;
+	uapi_bo | uapi_query | early_stage | local_scrub) echo 150 ;;
 	isolation | kernel_upload | predicate_skip | spmd_launch | quantum | \
 		syncall_soft | work_budget) echo 240 ;;
 	gm_mmap | mixed_ring | syncall_hard | tasks_lifetime | tasks_run | \
