@@ -32,9 +32,9 @@
  * host. The default is minutes of interpretation on a slow host, far more
  * than any kernel needs to finish.
  */
-#define PTO_DEFAULT_WORK_BUDGET (1ULL << 30)
-#define PTO_MIN_WORK_BUDGET (1ULL << 10)
-#define PTO_MAX_WORK_BUDGET (1ULL << 48)
+#define PTO_DEFAULT_WORK_BUDGET BIT_ULL(30)
+#define PTO_MIN_WORK_BUDGET BIT_ULL(10)
+#define PTO_MAX_WORK_BUDGET BIT_ULL(48)
 #define PTO_MIN_LOCAL_BUF SZ_16K
 #define PTO_MAX_LOCAL_BUF SZ_4M
 
