@@ -44,7 +44,7 @@
 /* Watchdog period while units are parked (and SOFT counters polled). */
 #define PTO_PARK_POLL_MS 2
 /* Most the watchdog's clock advances in one run (pto_sched.wd_clock). */
-#define PTO_WD_MAX_STEP_NS (20 * NSEC_PER_MSEC)
+#define PTO_WD_MAX_STEP_NS (100 * NSEC_PER_MSEC)
 
 /**
  * pto_unpark_list - release parked units (barrier or ring waits)

@@ -9,7 +9,7 @@
  *    only its budget bounds it;
  *  - a block that is slow only because its CPU was taken (a real-time CPU
  *    hog on every CPU of the guest, as a host that deschedules the VM's
- *    vCPUs) for four times timeout_ms completes, and so do the units
+ *    vCPUs) for three times timeout_ms completes, and so do the units
  *    waiting for it at a HARD barrier: a wait ends with TIMEOUT only when
  *    no unit of its task has run for timeout_ms of the watchdog's own
  *    clock.
@@ -39,13 +39,14 @@
 /* The wall-clock last resort these tests lower timeout_ms to. */
 #define LOW_TIMEOUT_MS 100
 /*
- * The starved test's: real-time throttling leaves other threads 50 ms of
- * each second, in which the watchdog's clock moves on as the starved
- * block competes for the CPU; several times HOG_MS no longer holds.
+ * The starved test's: real-time throttling stops other threads for 950 ms
+ * of each second (one step of the watchdog's clock, at most 100 ms) and
+ * lets them run for 50 ms, in which that clock moves on as the starved
+ * block competes for the CPU: about 150 ms a second.
  */
-#define STARVED_TIMEOUT_MS 500
-/* How long the CPU hog holds every CPU, ms: many STARVED_TIMEOUT_MS. */
-#define HOG_MS 2000
+#define STARVED_TIMEOUT_MS 1000
+/* How long the CPU hog holds every CPU, ms: three times the timeout. */
+#define HOG_MS 3000
 
 FIXTURE(budget)
 {
