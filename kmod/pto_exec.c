@@ -48,6 +48,7 @@ struct pto_run {
 	u64 work;
 	u64 budget;
 	u64 flush_at;
+	bool flushed;
 	s64 s[PTO_NUM_SREGS];
 	struct pto_loop loops[PTO_MAX_LOOP_DEPTH];
 	u32 depth;
@@ -236,8 +237,10 @@ static bool pto_check(struct pto_run *r)
 	atomic_long_inc(&r->task->progress);
 	now = ktime_get_ns();
 	if (now > r->flush_at) {
+		pto_sched_flush_kicks(r->core->pdev, r->task->ctx->uid,
+				      !r->flushed);
+		r->flushed = true;
 		r->flush_at = now + PTO_QUANTUM_NS;
-		pto_sched_flush_kicks(r->core->pdev);
 	}
 	cond_resched();
 	return true;

@@ -99,6 +99,7 @@ static void pto_core_kick(struct pto_sched *s, struct pto_core *core,
 		return;
 	if (s->awake >= s->budget && pto_free_running(core)) {
 		core->queued = true;
+		core->kick_jiffies = jiffies;
 		list_add_tail(&core->kick_link, &s->kickq);
 		return;
 	}
@@ -125,30 +126,39 @@ void pto_sched_unpark(struct pto_sched *s, struct pto_core *core, s32 st)
 	}
 }
 
-static void pto_flush_kicks_locked(struct pto_sched *s)
+/**
+ * pto_sched_flush_kicks - hand queued units threads of their own
+ * @pdev: device
+ * @uid: context of the calling unit
+ * @all: the calling unit's first quantum
+ *
+ * Called by running units once per quantum. A queued core is usually
+ * taken by a worker that runs out of work, with no wake-up. At its first
+ * quantum a unit wakes every queued core: whatever it may poll GM for
+ * then runs. Later it wakes the cores of other contexts that have waited
+ * a whole quantum: a unit placed on an idle core starts within about two
+ * quanta whatever other contexts run, while a context's own backlog does
+ * not wake a thread per unit (more threads than CPUs only switch). The
+ * queue is in kick order: the walk stops at the first core too young.
+ */
+void pto_sched_flush_kicks(struct pto_device *pdev, u64 uid, bool all)
 {
+	struct pto_sched *s = pdev->sched;
+	unsigned long now = jiffies;
 	struct pto_core *core, *tmp;
 
+	spin_lock(&s->lock);
 	list_for_each_entry_safe(core, tmp, &s->kickq, kick_link) {
+		if (!all) {
+			if (time_before(now, core->kick_jiffies + PTO_QUANTUM_JIFFIES))
+				break;
+			if (core->run_task && core->run_task->ctx->uid == uid)
+				continue;
+		}
 		list_del(&core->kick_link);
 		core->queued = false;
 		pto_core_wake(s, core);
 	}
-}
-
-/**
- * pto_sched_flush_kicks - wake the thread of every core on the kick queue
- * @pdev: device
- *
- * For a unit that has run long: whatever it may be polling GM for gets
- * threads of its own.
- */
-void pto_sched_flush_kicks(struct pto_device *pdev)
-{
-	struct pto_sched *s = pdev->sched;
-
-	spin_lock(&s->lock);
-	pto_flush_kicks_locked(s);
 	spin_unlock(&s->lock);
 }
 

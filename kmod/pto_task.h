@@ -413,6 +413,7 @@ struct pto_task {
  *          wake-up of the core's own thread (sched_lock)
  * @awake: the core's thread is counted in pto_sched.awake (sched_lock)
  * @kick_link: in pto_sched.kickq
+ * @kick_jiffies: when it joined pto_sched.kickq
  * @exec: interpreter state of the unit in the running slot (struct pto_run)
  * @parked: the unit waits at a barrier and no thread runs it (sched lock)
  * @resume: the parked unit was released: run it on from @exec (sched lock)
@@ -446,6 +447,7 @@ struct pto_core {
 	bool queued;
 	bool awake;
 	struct list_head kick_link;
+	unsigned long kick_jiffies;
 	void *exec;
 	bool parked;
 	bool resume;
@@ -641,7 +643,9 @@ struct pto_task *pto_task_mem_alloc(struct pto_sched *s, size_t size);
 void pto_task_mem_free(struct pto_task *task);
 u32 pto_task_spares(struct pto_sched *s, size_t *bytes);
 u32 pto_task_spares_max(void);
-void pto_sched_flush_kicks(struct pto_device *pdev);
+/* The scheduling quantum, in jiffies: 2 ms, at least one jiffy. */
+#define PTO_QUANTUM_JIFFIES max_t(unsigned long, 1, msecs_to_jiffies(2))
+void pto_sched_flush_kicks(struct pto_device *pdev, u64 uid, bool all);
 void pto_sched_unpark(struct pto_sched *s, struct pto_core *core, s32 st);
 void pto_sched_park_armed(struct pto_sched *s);
 void pto_task_put_resources(struct pto_task *task);

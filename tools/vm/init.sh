@@ -95,7 +95,8 @@ suite_budget() {
 		syncall_soft | work_budget) echo 240 ;;
 	gm_mmap | mixed_ring | syncall_hard | tasks_lifetime | tasks_run | \
 		soak | examples) echo 360 ;;
-	fairness | fuzz | queue_uapi) echo 480 ;;
+	fuzz | queue_uapi) echo 480 ;;
+	fairness) echo 720 ;;
 	tasks_graph) echo 720 ;;
 	faults) echo 900 ;;
 	*) echo 300 ;;
