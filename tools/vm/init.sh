@@ -62,8 +62,8 @@ CALIBRATE_LOOPS=20000
 # Centiseconds the loop takes on the reference machine (2 host CPUs, qemu
 # TCG, unloaded), measured with this script: on a kernel without debug
 # options, and on the debug kernel (KASAN and lockdep slow user space too).
-CALIBRATE_REF_CS=60
-CALIBRATE_REF_DEBUG_CS=215
+CALIBRATE_REF_CS=55
+CALIBRATE_REF_DEBUG_CS=120
 calibrate() {
 	if dmesg | grep -q KernelAddressSanitizer; then
 		CALIBRATE_REF_CS=$CALIBRATE_REF_DEBUG_CS
