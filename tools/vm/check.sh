@@ -30,6 +30,7 @@ echo "=== PTO-END render rc=$rc" >>"$hostlog"
 echo "=== PTO-DONE" >>"$hostlog"
 
 logs="host=$hostlog"
+kunit=""
 for k in $kernels; do
 	start=$(date +%s)
 	echo "check: $k: KUnit and kselftests in the VM" >&2
@@ -62,7 +63,7 @@ for k in $kernels; do
 		;;
 	esac
 	if grep -q "^K_KUNIT='y'" "$build/kernels/$k/kernel.env" 2>/dev/null; then
-		logs="$logs --expect-kunit $k"
+		kunit="$kunit --expect-kunit $k"
 	fi
 done
 
@@ -76,4 +77,4 @@ esac
 
 expected=$(for t in "$build"/selftests/*; do [ -x "$t" ] && basename "$t"; done | tr '\n' ' ')
 # shellcheck disable=SC2086 # the logs are NAME=PATH words without spaces
-exec python3 "$here/parse-results.py" --expect-kselftests "$expected" $logs
+exec python3 "$here/parse-results.py" --expect-kselftests "$expected" $kunit $logs
