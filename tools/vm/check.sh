@@ -71,7 +71,7 @@ done
 case " $kernels " in
 *" debian-6.12 "*)
 	"$here/install-check.sh" "$build" debian-6.12 >"$build/vm/install.log" 2>&1
-	logs="$logs host=$build/vm/install.log"
+	logs="$logs $build/vm/install.log"
 	;;
 esac
 
