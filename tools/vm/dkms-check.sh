@@ -16,14 +16,8 @@ build=$(cd "$2" && pwd)
 t="$build/dkms/$name"
 version=$(make -s -C "$top" --no-print-directory -f Makefile print-version)
 
-echo "=== PTO-SUITE host dkms"
-echo "TAP version 13"
-echo "1..4"
-n=0
-tap() {
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then echo "ok $n $2"; else echo "not ok $n $2"; fi
-}
+. "$here/tap.sh"
+tap_suite host dkms 4
 
 eval "$("$here/kernel.sh" "$name")"
 # The directory "make -C" builds modules against (the headers or the tree).

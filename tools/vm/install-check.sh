@@ -17,14 +17,8 @@ multiarch=/usr/lib/x86_64-linux-gnu
 rm -rf "$t"
 mkdir -p "$t"
 
-echo "=== PTO-SUITE host install"
-echo "TAP version 13"
-echo "1..6"
-n=0
-tap() {
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then echo "ok $n $2"; else echo "not ok $n $2"; fi
-}
+. "$here/tap.sh"
+tap_suite host install 6
 
 root="$t/root"
 make -s -C "$top" install DESTDIR="$root" PREFIX=/usr LIBDIR=$multiarch >"$t/install.log" 2>&1
