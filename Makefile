@@ -130,9 +130,15 @@ $(BUILD)/libpto/%.o: libpto/src/%.c $(LIBPTO_HDR) $(wildcard libpto/src/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_USER) -fvisibility=hidden -c -o $@ $<
 
-$(LIBPTO_SO): $(LIBPTO_OBJ)
+# libpto.map: the exported symbols (version PTO_1.0), exactly the PTO_API
+# functions of the headers; check-exports.sh compares the three.
+LIBPTO_MAP := libpto/libpto.map
+
+$(LIBPTO_SO): $(LIBPTO_OBJ) $(LIBPTO_MAP) libpto/check-exports.sh
 	@mkdir -p $(dir $@)
-	$(CC) -shared -Wl,-soname,libpto.so.1 -o $@.1 $^ $(LDLIBS_USER)
+	$(CC) -shared -Wl,-soname,libpto.so.1 -Wl,--version-script=$(LIBPTO_MAP) \
+		-o $@.1 $(LIBPTO_OBJ) $(LDLIBS_USER)
+	@libpto/check-exports.sh $@.1 $(LIBPTO_MAP) $(wildcard libpto/include/pto/*.h) || { rm -f $@.1; exit 1; }
 	ln -sf libpto.so.1 $@
 
 $(LIBPTO_A): $(LIBPTO_OBJ)
