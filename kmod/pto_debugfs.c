@@ -70,7 +70,7 @@ static int pto_debugfs_cores(struct seq_file *m, void *data)
 		}
 	}
 	for (ti = 0; ti <= PTO_TASK_MIX; ti++) {
-		struct pto_file *ctx;
+		struct pto_ctx *ctx;
 		size_t n = 0;
 
 		list_for_each_entry(ctx, &s->ready[ti], ready_link[ti])
@@ -91,7 +91,7 @@ static int pto_debugfs_queues(struct seq_file *m, void *data)
 
 	mutex_lock(&drm->filelist_mutex);
 	list_for_each_entry(file, &drm->filelist, lhead) {
-		struct pto_file *ctx = file->driver_priv;
+		struct pto_ctx *ctx = file->driver_priv;
 		struct pto_queue *q;
 		unsigned long id;
 
@@ -112,8 +112,8 @@ static int pto_debugfs_queues(struct seq_file *m, void *data)
 }
 
 static const char *const pto_counter_names[] = {
-	"tasks", "invalid", "dispatches", "blocks", "skips", "stages",
-	"doorbells", "barriers", "faults", "timeouts", "retired",
+	"tasks", "invalid", "dispatches", "units", "skips", "stages",
+	"releases", "barriers", "faults", "timeouts", "retired",
 };
 
 static int pto_debugfs_counters(struct seq_file *m, void *data)

@@ -187,13 +187,13 @@ static void pto_fill_limits(struct drm_pto_npu_limits *lim)
 	lim->max_work_budget = PTO_MAX_WORK_BUDGET;
 }
 
-static void pto_fill_memory_info(struct pto_device *pdev, struct pto_file *pfile,
+static void pto_fill_memory_info(struct pto_device *pdev, struct pto_ctx *ctx,
 				 struct drm_pto_npu_memory_info *mem)
 {
 	mem->device_bos = atomic64_read(&pdev->bos);
 	mem->device_bytes = atomic64_read(&pdev->bytes);
-	mem->context_bos = atomic64_read(&pfile->gm->bos);
-	mem->context_bytes = atomic64_read(&pfile->gm->bytes);
+	mem->context_bos = atomic64_read(&ctx->gm->bos);
+	mem->context_bytes = atomic64_read(&ctx->gm->bytes);
 }
 
 static void pto_fill_counters(struct pto_device *pdev,
@@ -257,68 +257,68 @@ static int pto_ioctl_query(struct drm_device *drm, void *data,
 
 static int pto_open(struct drm_device *drm, struct drm_file *file)
 {
-	struct pto_file *pfile;
+	struct pto_ctx *ctx;
 	u32 i;
 
 	/* Over a page (the task hashes): a failure is open()'s -ENOMEM. */
-	pfile = kvzalloc(sizeof(*pfile), GFP_KERNEL | __GFP_NOWARN);
-	if (!pfile)
+	ctx = kvzalloc(sizeof(*ctx), GFP_KERNEL | __GFP_NOWARN);
+	if (!ctx)
 		return -ENOMEM;
-	pfile->gm = pto_gm_account_alloc();
-	if (!pfile->gm) {
-		kvfree(pfile);
-		return -ENOMEM;
-	}
-	pfile->scratch = pto_ctx_scratch_alloc();
-	if (!pfile->scratch) {
-		pto_gm_account_put(pfile->gm);
-		kvfree(pfile);
+	ctx->gm = pto_gm_account_alloc();
+	if (!ctx->gm) {
+		kvfree(ctx);
 		return -ENOMEM;
 	}
-	mutex_init(&pfile->submit_lock);
-	pfile->uid = atomic64_inc_return(&pto_ctx_uids);
-	pfile->pdev = to_pto_device(drm);
-	xa_init_flags(&pfile->kernels, XA_FLAGS_ALLOC1);
-	xa_init_flags(&pfile->queues, XA_FLAGS_ALLOC1);
-	hash_init(pfile->tasks);
-	hash_init(pfile->failed);
-	INIT_LIST_HEAD(&pfile->failed_fifo);
-	pfile->next_id = 1;
-	atomic_set(&pfile->inflight, 0);
-	atomic_set(&pfile->pending, 0);
-	atomic_set(&pfile->inflight_units, 0);
-	INIT_LIST_HEAD(&pfile->live);
-	for (i = 0; i < ARRAY_SIZE(pfile->ready); i++) {
-		INIT_LIST_HEAD(&pfile->ready[i]);
-		INIT_LIST_HEAD(&pfile->ready_link[i]);
+	ctx->scratch = pto_ctx_scratch_alloc();
+	if (!ctx->scratch) {
+		pto_gm_account_put(ctx->gm);
+		kvfree(ctx);
+		return -ENOMEM;
 	}
-	init_waitqueue_head(&pfile->wq);
-	file->driver_priv = pfile;
+	mutex_init(&ctx->submit_lock);
+	ctx->uid = atomic64_inc_return(&pto_ctx_uids);
+	ctx->pdev = to_pto_device(drm);
+	xa_init_flags(&ctx->kernels, XA_FLAGS_ALLOC1);
+	xa_init_flags(&ctx->queues, XA_FLAGS_ALLOC1);
+	hash_init(ctx->tasks);
+	hash_init(ctx->failed);
+	INIT_LIST_HEAD(&ctx->failed_fifo);
+	ctx->next_id = 1;
+	atomic_set(&ctx->inflight, 0);
+	atomic_set(&ctx->pending, 0);
+	atomic_set(&ctx->inflight_units, 0);
+	INIT_LIST_HEAD(&ctx->live);
+	for (i = 0; i < ARRAY_SIZE(ctx->ready); i++) {
+		INIT_LIST_HEAD(&ctx->ready[i]);
+		INIT_LIST_HEAD(&ctx->ready_link[i]);
+	}
+	init_waitqueue_head(&ctx->wq);
+	file->driver_priv = ctx;
 	return 0;
 }
 
 static void pto_postclose(struct drm_device *drm, struct drm_file *file)
 {
-	struct pto_file *pfile = file->driver_priv;
+	struct pto_ctx *ctx = file->driver_priv;
 
 	/* Cancel what is in flight and wait for running blocks to stop. */
-	pto_sched_cancel_ctx(pfile);
-	pto_queues_release(pfile);
-	pto_kernels_release(pfile);
-	pto_sched_forget_failed(pfile);
-	pto_gm_account_put(pfile->gm);
-	mutex_destroy(&pfile->submit_lock);
-	kfree(pfile->scratch);
-	kvfree(pfile);
+	pto_sched_cancel_ctx(ctx);
+	pto_queues_release(ctx);
+	pto_kernels_release(ctx);
+	pto_sched_forget_failed(ctx);
+	pto_gm_account_put(ctx->gm);
+	mutex_destroy(&ctx->submit_lock);
+	kfree(ctx->scratch);
+	kvfree(ctx);
 }
 
 static __poll_t pto_poll(struct file *filp, struct poll_table_struct *wait)
 {
 	struct drm_file *file = filp->private_data;
-	struct pto_file *pfile = file->driver_priv;
+	struct pto_ctx *ctx = file->driver_priv;
 
-	poll_wait(filp, &pfile->wq, wait);
-	return drm_poll(filp, wait) | pto_queues_poll(pfile);
+	poll_wait(filp, &ctx->wq, wait);
+	return drm_poll(filp, wait) | pto_queues_poll(ctx);
 }
 
 static const struct drm_ioctl_desc pto_ioctls[] = {
@@ -384,7 +384,7 @@ static struct pto_device *pto_device_create(u32 index,
 		ret = PTR_ERR(pdev);
 		goto err_devres;
 	}
-	pdev->pdev = plat;
+	pdev->plat = plat;
 	pdev->index = index;
 	pdev->topo = *topo;
 	atomic64_set(&pdev->bos, 0);
@@ -410,7 +410,7 @@ err_unregister:
 
 static void pto_device_destroy(struct pto_device *pdev)
 {
-	struct platform_device *plat = pdev->pdev;
+	struct platform_device *plat = pdev->plat;
 
 	drm_dev_unplug(&pdev->drm);
 	pto_sched_fini(pdev);

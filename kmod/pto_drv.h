@@ -90,7 +90,7 @@ struct pto_counters {
 /**
  * struct pto_device - one virtual NPU instance
  * @drm: the DRM accel device
- * @pdev: platform device it hangs from
+ * @plat: platform device it hangs from
  * @index: instance number
  * @topo: topology, fixed at creation
  * @bos: live GM buffers of all contexts
@@ -102,7 +102,7 @@ struct pto_counters {
  */
 struct pto_device {
 	struct drm_device drm;
-	struct platform_device *pdev;
+	struct platform_device *plat;
 	u32 index;
 	struct pto_topology topo;
 	atomic64_t bos;
@@ -117,8 +117,8 @@ struct pto_device {
 
 /**
  * struct pto_failed - a failed task remembered for later dependents
- * @node: in pto_file.failed
- * @link: in pto_file.failed_fifo
+ * @node: in pto_ctx.failed
+ * @link: in pto_ctx.failed_fifo
  * @id: task id
  * @status: how it ended
  */
@@ -130,7 +130,7 @@ struct pto_failed {
 };
 
 /**
- * struct pto_file - per open file state (a context)
+ * struct pto_ctx - per open file state (a context)
  * @pdev: device
  * @gm: GM accounting shared with the buffers this context created
  * @kernels: kernel handles
@@ -156,7 +156,7 @@ struct pto_failed {
  * @ready_link: in the scheduler's round robin of contexts with ready
  *	tasks, per queue type (sched lock)
  */
-struct pto_file {
+struct pto_ctx {
 	struct pto_device *pdev;
 	struct pto_gm_account *gm;
 	struct xarray kernels;

@@ -798,7 +798,7 @@ static void pto_hang(struct pto_run *r)
 }
 
 /**
- * pto_exec_block - run one unit (a block's part on one core) of a task
+ * pto_exec_unit - run one unit (a block's part on one core) of a task
  * @core: the core (its local memory holds the tiles, its pto_run the state)
  * @task: the task
  * @unit: block * nparts + part (part 0 of a mixed block is its AIC)
@@ -808,7 +808,7 @@ static void pto_hang(struct pto_run *r)
  *
  * Return: true if the unit parked (@res is not final).
  */
-bool pto_exec_block(struct pto_core *core, struct pto_task *task, u32 unit,
+bool pto_exec_unit(struct pto_core *core, struct pto_task *task, u32 unit,
 		    struct pto_exec_result *res, bool resume)
 {
 	struct pto_run *r = core->exec;

@@ -153,7 +153,7 @@ void *pto_bo_vaddr(struct pto_bo *bo)
  * Return: the buffer with one reference and a kernel mapping, or ERR_PTR.
  */
 struct pto_bo *pto_bo_create_kernel(struct pto_device *pdev,
-				    struct pto_file *ctx, u64 size)
+				    struct pto_ctx *ctx, u64 size)
 {
 	struct drm_gem_shmem_object *shmem;
 	struct pto_bo *bo;
@@ -198,7 +198,7 @@ int pto_ioctl_bo_create(struct drm_device *drm, void *data,
 			struct drm_file *file)
 {
 	struct pto_device *pdev = to_pto_device(drm);
-	struct pto_file *pfile = file->driver_priv;
+	struct pto_ctx *pfile = file->driver_priv;
 	struct drm_pto_npu_bo_create *args = data;
 	struct drm_gem_shmem_object *shmem;
 	struct pto_bo *bo;

@@ -686,7 +686,7 @@ void pto_kernel_put(struct pto_kernel *k)
 	kref_put(&k->ref, pto_kernel_release);
 }
 
-struct pto_kernel *pto_kernel_lookup(struct pto_file *ctx, u32 handle)
+struct pto_kernel *pto_kernel_lookup(struct pto_ctx *ctx, u32 handle)
 {
 	struct pto_kernel *k;
 
@@ -698,7 +698,7 @@ struct pto_kernel *pto_kernel_lookup(struct pto_file *ctx, u32 handle)
 	return k;
 }
 
-void pto_kernels_release(struct pto_file *ctx)
+void pto_kernels_release(struct pto_ctx *ctx)
 {
 	struct pto_kernel *k;
 	unsigned long id;
@@ -727,7 +727,7 @@ int pto_ioctl_kernel_create(struct drm_device *drm, void *data,
 {
 	struct pto_device *pdev = to_pto_device(drm);
 	struct drm_pto_npu_kernel_create *args = data;
-	struct pto_file *ctx = file->driver_priv;
+	struct pto_ctx *ctx = file->driver_priv;
 	struct pto_tile_decl *tiles = NULL;
 	char log[PTO_VERIFIER_LOG_MAX];
 	struct pto_kernel *k;
@@ -800,7 +800,7 @@ int pto_ioctl_kernel_destroy(struct drm_device *drm, void *data,
 			     struct drm_file *file)
 {
 	struct drm_pto_npu_kernel_destroy *args = data;
-	struct pto_file *ctx = file->driver_priv;
+	struct pto_ctx *ctx = file->driver_priv;
 	struct pto_kernel *k;
 
 	if (args->pad)

@@ -88,7 +88,7 @@ static u32 pto_cq_free(struct pto_queue *q)
 }
 
 static void pto_fill_cqe(struct drm_pto_npu_cqe *cqe, const struct pto_task *t,
-			 const struct pto_block_rec *rec, u32 block, bool last)
+			 const struct pto_unit_rec *rec, u32 block, bool last)
 {
 	cqe->user_data = t->user_data;
 	cqe->task_id = t->id;
@@ -241,7 +241,7 @@ static void pto_queue_flush(struct pto_queue *q)
 	pto_tasks_free_list(&freeable);
 }
 
-void pto_queues_drop_held(struct pto_file *ctx)
+void pto_queues_drop_held(struct pto_ctx *ctx)
 {
 	struct pto_queue *q;
 	unsigned long id;
@@ -272,7 +272,7 @@ static bool pto_cq_ready(struct pto_queue *q)
 	return pto_cq_available(q) || !list_empty_careful(&q->held);
 }
 
-__poll_t pto_queues_poll(struct pto_file *ctx)
+__poll_t pto_queues_poll(struct pto_ctx *ctx)
 {
 	struct pto_queue *q;
 	unsigned long id;
@@ -306,7 +306,7 @@ static bool pto_counts_ok(const struct drm_pto_npu_sqe *e)
 	       e->num_deps <= PTO_MAX_DEPS;
 }
 
-static struct pto_task *pto_task_alloc(struct pto_file *ctx,
+static struct pto_task *pto_task_alloc(struct pto_ctx *ctx,
 				       struct pto_queue *q,
 				       const struct drm_pto_npu_sqe *e,
 				       bool sized)
@@ -323,7 +323,7 @@ static struct pto_task *pto_task_alloc(struct pto_file *ctx,
 
 	size += nt * sizeof(struct pto_targ) + ns * sizeof(s64) +
 		nd * sizeof(struct pto_edge) +
-		(size_t)nb * nparts * sizeof(struct pto_block_rec) +
+		(size_t)nb * nparts * sizeof(struct pto_unit_rec) +
 		nrings * sizeof(struct pto_xring_set);
 	t = pto_task_mem_alloc(ctx->pdev->sched, size);
 	if (!t)
@@ -339,7 +339,7 @@ static struct pto_task *pto_task_alloc(struct pto_file *ctx,
 	p += ns * sizeof(s64);
 	t->edges = (struct pto_edge *)p;
 	p += nd * sizeof(struct pto_edge);
-	t->blocks = (struct pto_block_rec *)p;
+	t->blocks = (struct pto_unit_rec *)p;
 
 	t->ctx = ctx;
 	t->queue = q;
@@ -651,7 +651,7 @@ static u32 pto_take_entry(struct pto_device *pdev, struct drm_file *file,
 			  struct pto_queue *q, u32 head, u32 avail,
 			  struct pto_batch *batch, struct list_head *freeable)
 {
-	struct pto_file *ctx = file->driver_priv;
+	struct pto_ctx *ctx = file->driver_priv;
 	struct drm_pto_npu_sqe *e = ctx->scratch;
 	s64 deps[PTO_MAX_DEPS];
 	struct pto_task *t;
@@ -710,7 +710,7 @@ static u32 pto_take_entry(struct pto_device *pdev, struct drm_file *file,
 /* Entries a doorbell takes between two reschedule points. */
 #define PTO_INTAKE_BATCH 64
 
-static struct pto_queue *pto_queue_get(struct pto_file *ctx, u32 id)
+static struct pto_queue *pto_queue_get(struct pto_ctx *ctx, u32 id)
 {
 	lockdep_assert_held(&ctx->submit_lock);
 	return id ? xa_load(&ctx->queues, id) : NULL;
@@ -721,7 +721,7 @@ int pto_ioctl_queue_submit(struct drm_device *drm, void *data,
 {
 	struct pto_device *pdev = to_pto_device(drm);
 	struct drm_pto_npu_queue_submit *args = data;
-	struct pto_file *ctx = file->driver_priv;
+	struct pto_ctx *ctx = file->driver_priv;
 	struct dma_fence_chain *chain = NULL;
 	struct drm_syncobj *syncobj = NULL;
 	struct pto_batch *batch = NULL;
@@ -829,7 +829,7 @@ int pto_ioctl_queue_wait(struct drm_device *drm, void *data,
 			 struct drm_file *file)
 {
 	struct drm_pto_npu_queue_wait *args = data;
-	struct pto_file *ctx = file->driver_priv;
+	struct pto_ctx *ctx = file->driver_priv;
 	struct pto_queue *q;
 	u32 available, inflight;
 	long left;
@@ -885,7 +885,7 @@ int pto_ioctl_queue_create(struct drm_device *drm, void *data,
 {
 	struct pto_device *pdev = to_pto_device(drm);
 	struct drm_pto_npu_queue_create *args = data;
-	struct pto_file *ctx = file->driver_priv;
+	struct pto_ctx *ctx = file->driver_priv;
 	u32 sq = args->sq_slots ? args->sq_slots : PTO_DEFAULT_SQ_SLOTS;
 	u32 cq = args->cq_entries ? args->cq_entries : 4 * sq;
 	struct drm_gem_object *obj;
@@ -966,7 +966,7 @@ int pto_ioctl_queue_destroy(struct drm_device *drm, void *data,
 			    struct drm_file *file)
 {
 	struct drm_pto_npu_queue_destroy *args = data;
-	struct pto_file *ctx = file->driver_priv;
+	struct pto_ctx *ctx = file->driver_priv;
 	struct pto_queue *q;
 	int ret = 0;
 
@@ -994,7 +994,7 @@ int pto_ioctl_queue_destroy(struct drm_device *drm, void *data,
 	return 0;
 }
 
-void pto_queues_release(struct pto_file *ctx)
+void pto_queues_release(struct pto_ctx *ctx)
 {
 	struct pto_queue *q;
 	unsigned long id;

@@ -8,7 +8,7 @@
  * pending slot of busy cores; more blocks than cores run in waves.
  *
  * Each virtual core has a kernel thread that sleeps on the core's dispatch
- * doorbell: a block landing in its empty running slot rings it. Sleeping,
+ * wait queue: a unit landing in its empty running slot wakes it. Sleeping,
  * never spinning, is what lets a 2-CPU VM run 72 cores, and a dedicated
  * thread per core means every placed block can be resident at once
  * (sync_start, barriers). The thread that finishes a block does the
@@ -45,7 +45,7 @@ static u32 pto_task_type(const struct pto_task *task)
  */
 static void pto_ready_add(struct pto_sched *s, struct pto_task *task)
 {
-	struct pto_file *ctx = task->ctx;
+	struct pto_ctx *ctx = task->ctx;
 	u32 ti = pto_task_type(task);
 
 	list_add_tail(&task->ready_link, &ctx->ready[ti]);
@@ -55,7 +55,7 @@ static void pto_ready_add(struct pto_sched *s, struct pto_task *task)
 
 static void pto_ready_del(struct pto_task *task)
 {
-	struct pto_file *ctx = task->ctx;
+	struct pto_ctx *ctx = task->ctx;
 	u32 ti = pto_task_type(task);
 
 	list_del_init(&task->ready_link);
@@ -68,7 +68,7 @@ static void pto_ready_del(struct pto_task *task)
  * (barrier and ring waits park and free the thread), so running it on a
  * thread that is not its core's own cannot deadlock. A unit that polls GM
  * for another's write gets it a thread of its own within a scheduling
- * quantum, PTO_QUANTUM_NS (pto_exec.c). A staged unit waits for its doorbell.
+ * quantum, PTO_QUANTUM_NS (pto_exec.c). A staged unit waits for its producer to complete.
  */
 static bool pto_free_running(const struct pto_core *core)
 {
@@ -77,16 +77,16 @@ static bool pto_free_running(const struct pto_core *core)
 
 static void pto_core_wake(struct pto_sched *s, struct pto_core *core)
 {
-	core->rung = true;
+	core->woken = true;
 	if (!core->awake) {
 		core->awake = true;
 		s->awake++;
 	}
-	wake_up(&core->doorbell);
+	wake_up(&core->wake);
 }
 
 /*
- * Ring a core's doorbell unless a thread is already looping over it or
+ * Wake a core unless a thread is already looping over it or
  * has been woken for it. With as many threads awake as there are CPUs, a
  * unit any worker can run waits on the kick queue instead: the next worker
  * to run out of work takes it, so N blocks cost N units of work, not N
@@ -95,7 +95,7 @@ static void pto_core_wake(struct pto_sched *s, struct pto_core *core)
 static void pto_core_kick(struct pto_sched *s, struct pto_core *core,
 			  struct pto_core *self)
 {
-	if (core == self || core->in_worker || core->queued || core->rung)
+	if (core == self || core->in_worker || core->queued || core->woken)
 		return;
 	if (s->awake >= s->budget && pto_free_running(core)) {
 		core->queued = true;
@@ -266,12 +266,12 @@ static void pto_count_dispatch(struct pto_device *pdev, struct pto_task *task,
 {
 	if (!unit)
 		pto_count(pdev, dispatches);
-	pto_count(pdev, blocks);
+	pto_count(pdev, units);
 }
 
 /*
  * Put a unit in an idle core's running slot. A pre-staged unit waits there,
- * arguments resolved, until pto_doorbell() releases it.
+ * arguments resolved, until pto_release_staged() releases it.
  */
 /*
  * Small tasks (the common case: one block, a few arguments) come from a
@@ -442,7 +442,7 @@ static void pto_core_start(struct pto_sched *s, struct pto_core *core,
 		core->staged = true;
 		task->blocks[unit].staged = true;
 		task->staged_units++;
-		/* For pto_doorbell(); set again when the unit starts. */
+		/* For pto_release_staged(); set again when the unit starts. */
 		task->blocks[unit].core = core->index;
 		task->blocks[unit].core_type = core->type;
 		pto_count(core->pdev, stages);
@@ -524,7 +524,7 @@ static void pto_try_stage(struct pto_sched *s, struct pto_task *c)
 }
 
 /*
- * Ring the doorbells of a task's pre-staged cores: they start at once, no
+ * Release a task's pre-staged units: they start at once, no
  * dispatch loop. The calling worker runs one of them itself (@adopt) when
  * it can, so the first consumer unit starts without even a wake-up.
  */
@@ -535,7 +535,7 @@ static void pto_try_stage(struct pto_sched *s, struct pto_task *c)
 static struct pto_core *pto_staged_core(struct pto_sched *s,
 					struct pto_task *task, u32 u)
 {
-	const struct pto_block_rec *rec = &task->blocks[u];
+	const struct pto_unit_rec *rec = &task->blocks[u];
 	struct pto_core *core;
 
 	if (!rec->staged)
@@ -546,20 +546,20 @@ static struct pto_core *pto_staged_core(struct pto_sched *s,
 	return core;
 }
 
-/* Release staged unit @u of @task from @core: its doorbell rang at @now. */
-static void pto_release_staged(struct pto_sched *s, struct pto_core *core,
+/* Release staged unit @u of @task from @core: released at @now. */
+static void pto_release_staged_unit(struct pto_sched *s, struct pto_core *core,
 			       struct pto_task *task, u32 u, u64 now)
 {
 	core->staged = false;
 	s->no_preload[core->type == PTO_CORE_AIC] = false;
 	task->staged_units--;
 	task->blocks[u].ts[PTO_TS_DISPATCH] = now;
-	pto_count(core->pdev, doorbells);
-	trace_pto_doorbell(core->pdev->index, task->ctx->uid, task->id, u,
+	pto_count(core->pdev, releases);
+	trace_pto_release(core->pdev->index, task->ctx->uid, task->id, u,
 			   core->type, core->index, 0);
 }
 
-static void pto_doorbell(struct pto_sched *s, struct pto_task *task,
+static void pto_release_staged(struct pto_sched *s, struct pto_task *task,
 			 struct pto_core **adopt, u64 *now)
 {
 	u32 u;
@@ -570,7 +570,7 @@ static void pto_doorbell(struct pto_sched *s, struct pto_task *task,
 
 		if (!core)
 			continue;
-		pto_release_staged(s, core, task, u, pto_pass_ns(now));
+		pto_release_staged_unit(s, core, task, u, pto_pass_ns(now));
 		if (adopt && !*adopt && !core->in_worker) {
 			core->in_worker = true;
 			*adopt = core;
@@ -688,8 +688,8 @@ static void pto_sched_dispatch(struct pto_sched *s, struct pto_core *self)
 	/* Whole clusters first, or single-core work would always split them. */
 	for (ti = PTO_TASK_MIX + 1; ti-- > 0;) {
 		while (!list_empty(&s->ready[ti])) {
-			struct pto_file *ctx = list_first_entry(&s->ready[ti],
-								struct pto_file,
+			struct pto_ctx *ctx = list_first_entry(&s->ready[ti],
+								struct pto_ctx,
 								ready_link[ti]);
 			struct pto_task *task = list_first_entry(&ctx->ready[ti],
 								 struct pto_task,
@@ -745,14 +745,14 @@ static void pto_make_ready(struct pto_sched *s, struct pto_task *task,
 			/* Staged units run cancelled; the last one completes it. */
 			atomic_set(&task->cancel, 1);
 			task->state = PTO_TASK_PLACED;
-			pto_doorbell(s, task, NULL, now);
+			pto_release_staged(s, task, NULL, now);
 			return;
 		}
 		/* Never runs: retire it through the completion loop. */
 		list_add_tail(&task->ready_link, work);
 		return;
 	}
-	pto_doorbell(s, task, adopt, now);
+	pto_release_staged(s, task, adopt, now);
 	if (task->next_block == task->block_num) {
 		task->state = PTO_TASK_PLACED;
 		return;
@@ -789,7 +789,7 @@ static void pto_count_retire(struct pto_device *pdev, struct pto_task *task)
 			 task->detail);
 }
 
-static void pto_failed_drop(struct pto_file *ctx, struct pto_failed *f)
+static void pto_failed_drop(struct pto_ctx *ctx, struct pto_failed *f)
 {
 	hash_del(&f->node);
 	list_del(&f->link);
@@ -803,7 +803,7 @@ static void pto_failed_drop(struct pto_file *ctx, struct pto_failed *f)
  * is forgotten (a dependency on it then counts as satisfied;
  * Documentation/uapi.rst).
  */
-static void pto_remember_failed(struct pto_file *ctx, struct pto_task *task)
+static void pto_remember_failed(struct pto_ctx *ctx, struct pto_task *task)
 {
 	struct pto_failed *f = task->fail_rec;
 
@@ -817,7 +817,7 @@ static void pto_remember_failed(struct pto_file *ctx, struct pto_task *task)
 						      struct pto_failed, link));
 }
 
-static struct pto_task *pto_find_task(struct pto_file *ctx, u64 id)
+static struct pto_task *pto_find_task(struct pto_ctx *ctx, u64 id)
 {
 	struct pto_task *t;
 
@@ -827,7 +827,7 @@ static struct pto_task *pto_find_task(struct pto_file *ctx, u64 id)
 	return NULL;
 }
 
-static bool pto_failed_id(struct pto_file *ctx, u64 id)
+static bool pto_failed_id(struct pto_ctx *ctx, u64 id)
 {
 	struct pto_failed *f;
 
@@ -841,7 +841,7 @@ static bool pto_failed_id(struct pto_file *ctx, u64 id)
  * pto_sched_forget_failed - free a closed context's failure records
  * @ctx: the context, with no task left
  */
-void pto_sched_forget_failed(struct pto_file *ctx)
+void pto_sched_forget_failed(struct pto_ctx *ctx)
 {
 	struct pto_failed *f, *tmp;
 
@@ -886,7 +886,7 @@ static void pto_complete(struct pto_sched *s, struct pto_task *first,
 	while (!list_empty(&work)) {
 		struct pto_task *task = list_first_entry(&work, struct pto_task,
 							 ready_link);
-		struct pto_file *ctx = task->ctx;
+		struct pto_ctx *ctx = task->ctx;
 		/* A skipped task releases its consumers as if it had run. */
 		bool failed = task->status != DRM_PTO_NPU_STATUS_OK &&
 			      task->status != DRM_PTO_NPU_STATUS_SKIPPED;
@@ -926,8 +926,8 @@ static void pto_complete(struct pto_sched *s, struct pto_task *first,
  * OK, is the last producer of a one-unit consumer pre-staged on a core no
  * thread runs. Release that consumer now, before the producer's completion:
  * the calling worker starts it at once and retires the producer after
- * (pto_core_run()), as the hardware's doorbell starts a staged core while
- * the AICPU is still retiring the producer. pto_doorbell() leaves the unit
+ * (pto_core_run()), as the hardware starts a staged core while
+ * the AICPU is still retiring the producer. pto_release_staged() leaves the unit
  * alone later: its core is no longer staged.
  *
  * Return: the consumer's core, taken by the calling worker, or NULL.
@@ -957,14 +957,14 @@ static struct pto_core *pto_early_release(struct pto_sched *s,
 		core = pto_staged_core(s, c, 0);
 		if (!core || core->in_worker)
 			continue;
-		pto_release_staged(s, core, c, 0, now);
+		pto_release_staged_unit(s, core, c, 0, now);
 		core->in_worker = true;
 		return core;
 	}
 	return NULL;
 }
 
-static void pto_block_done(struct pto_sched *s, struct pto_core *core,
+static void pto_unit_done(struct pto_sched *s, struct pto_core *core,
 			   struct pto_task *task, u32 unit,
 			   const struct pto_exec_result *res,
 			   struct list_head *freeable, struct pto_core **adopt,
@@ -1027,7 +1027,7 @@ static void pto_early_retire(struct pto_sched *s, struct pto_core *pcore,
 {
 	struct pto_core *adopt = NULL;
 
-	pto_block_done(s, pcore, ptask, punit, pres, freeable, &adopt, post);
+	pto_unit_done(s, pcore, ptask, punit, pres, freeable, &adopt, post);
 	if (adopt) {
 		adopt->in_worker = false;
 		pto_core_kick(s, adopt, NULL);
@@ -1061,7 +1061,7 @@ static void pto_core_run(struct pto_core *own)
 	u32 ran = 0, streak, punit = 0;
 
 	spin_lock(&s->lock);
-	own->rung = false;
+	own->woken = false;
 	if (own->in_worker) {
 		/* Another thread adopted this core: it runs our unit. */
 		goto out;
@@ -1074,13 +1074,13 @@ static void pto_core_run(struct pto_core *own)
 next_core:
 	streak = 0;
 	/*
-	 * A staged unit in our own slot waits for its doorbell like any other;
+	 * A staged unit in our own slot waits for its release like any other;
 	 * a parked one for its barrier.
 	 */
 	while (core->run_task && !core->staged && !core->parked) {
 		struct pto_task *task = core->run_task;
 		u32 unit = core->run_unit;
-		struct pto_block_rec *rec = &task->blocks[unit];
+		struct pto_unit_rec *rec = &task->blocks[unit];
 		struct pto_exec_result res = {};
 		bool resume = core->resume;
 
@@ -1088,7 +1088,7 @@ next_core:
 		spin_unlock(&s->lock);
 		if (resume) {
 			/* Released from its barrier: on from where it parked. */
-			if (pto_exec_block(core, task, unit, &res, true))
+			if (pto_exec_unit(core, task, unit, &res, true))
 				goto parked;
 		} else {
 			/* The core takes the unit and starts it: one clock read. */
@@ -1111,7 +1111,7 @@ next_core:
 				ptask = NULL;
 			}
 			/*
-			 * The producers whose doorbell released this unit:
+			 * The producers whose completion released this unit:
 			 * their completions are posted now that it has started
 			 * (the AICPU would do it while the core runs).
 			 */
@@ -1123,7 +1123,7 @@ next_core:
 			} else {
 				rec->ran = true;
 				task->any_ran = true;
-				if (pto_exec_block(core, task, unit, &res, false))
+				if (pto_exec_unit(core, task, unit, &res, false))
 					goto parked;
 			}
 		}
@@ -1148,7 +1148,7 @@ next_core:
 			core = early;
 			continue;
 		}
-		pto_block_done(s, core, task, unit, &res, &freeable, &adopt,
+		pto_unit_done(s, core, task, unit, &res, &freeable, &adopt,
 			       &post);
 		if (adopt && core->run_task && !core->staged) {
 			/*
@@ -1161,7 +1161,7 @@ next_core:
 			adopt = NULL;
 		}
 		/*
-		 * A consumer released by a doorbell runs next, here, before
+		 * A consumer released by its producer runs next, here, before
 		 * the scheduler's completion work for its producers (fences,
 		 * CQEs): that work is off its critical path. Anything else
 		 * completes now.
@@ -1209,7 +1209,7 @@ parked:
 			list_del(&own->kick_link);
 			own->queued = false;
 		}
-		own->rung = false;
+		own->woken = false;
 		own->in_worker = true;
 		core = own;
 		goto next_core;
@@ -1224,7 +1224,7 @@ parked:
 	}
 	pto_post_list(&post, &freeable);
 out:
-	if (own->awake && !own->rung) {
+	if (own->awake && !own->woken) {
 		own->awake = false;
 		s->awake--;
 	}
@@ -1237,9 +1237,9 @@ static int pto_core_thread(void *data)
 	struct pto_core *core = data;
 
 	while (!kthread_should_stop()) {
-		wait_event_interruptible(core->doorbell, READ_ONCE(core->rung) ||
+		wait_event_interruptible(core->wake, READ_ONCE(core->woken) ||
 					 kthread_should_stop());
-		if (READ_ONCE(core->rung))
+		if (READ_ONCE(core->woken))
 			pto_core_run(core);
 	}
 	return 0;
@@ -1257,7 +1257,7 @@ void pto_sched_add(struct pto_device *pdev, struct pto_task *task,
 		   const s64 *deps, struct list_head *freeable)
 {
 	struct pto_sched *s = pdev->sched;
-	struct pto_file *ctx = task->ctx;
+	struct pto_ctx *ctx = task->ctx;
 	LIST_HEAD(work);
 	u32 i, n = 0;
 
@@ -1303,7 +1303,7 @@ void pto_sched_add(struct pto_device *pdev, struct pto_task *task,
  * next check, unplaced work retires at once), drops held completions and
  * waits until every task of the context has been freed.
  */
-void pto_sched_cancel_ctx(struct pto_file *ctx)
+void pto_sched_cancel_ctx(struct pto_ctx *ctx)
 {
 	struct pto_sched *s = ctx->pdev->sched;
 	struct pto_task *task, *tmp;
@@ -1316,7 +1316,7 @@ void pto_sched_cancel_ctx(struct pto_file *ctx)
 	list_for_each_entry(task, &ctx->live, ctx_link) {
 		atomic_set(&task->cancel, 1);
 		pto_release_task_waits(s, task, DRM_PTO_NPU_STATUS_CANCELLED);
-		pto_doorbell(s, task, NULL, &now);
+		pto_release_staged(s, task, NULL, &now);
 		if (task->state == PTO_TASK_READY) {
 			pto_ready_del(task);
 			task->state = PTO_TASK_PLACED;
@@ -1367,7 +1367,7 @@ void pto_task_put_resources(struct pto_task *task)
 void pto_tasks_free_list(struct list_head *list)
 {
 	struct pto_task *task, *tmp;
-	struct pto_file *woke = NULL;
+	struct pto_ctx *woke = NULL;
 	struct pto_sched *s;
 
 	if (list_empty(list))
@@ -1379,7 +1379,7 @@ void pto_tasks_free_list(struct list_head *list)
 	s = task->ctx->pdev->sched;
 	spin_lock(&s->lock);
 	list_for_each_entry(task, list, held_link) {
-		struct pto_file *ctx = task->ctx;
+		struct pto_ctx *ctx = task->ctx;
 
 		list_del(&task->ctx_link);
 		atomic_dec(&ctx->inflight);
@@ -1451,7 +1451,7 @@ int pto_sched_init(struct pto_device *pdev)
 			core->type = ti ? PTO_CORE_AIC : PTO_CORE_AIV;
 			core->index = i;
 			core->sub_block = ti ? 0 : i % PTO_AIV_PER_CLUSTER;
-			init_waitqueue_head(&core->doorbell);
+			init_waitqueue_head(&core->wake);
 			INIT_LIST_HEAD(&core->kick_link);
 			INIT_LIST_HEAD(&core->park_link);
 			core->local = vzalloc(s->local_size[ti]);

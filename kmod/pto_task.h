@@ -64,7 +64,7 @@ static inline u32 pto_buf_base(const struct pto_topology *t, u8 buf)
 /* pto_barrier_*(): the unit parked; its core's thread is free. */
 #define PTO_STATUS_PARKED S32_MIN
 
-struct pto_file;
+struct pto_ctx;
 struct pto_queue;
 
 /**
@@ -170,7 +170,7 @@ enum pto_ts {
 };
 
 /**
- * struct pto_block_rec - what one block did
+ * struct pto_unit_rec - what one block did
  * @ts: timestamps, enum pto_ts
  * @detail: fault detail
  * @status: enum drm_pto_npu_status
@@ -179,7 +179,7 @@ enum pto_ts {
  * @ran: the kernel ran (not cancelled before it started)
  * @staged: the unit was pre-staged (early resolve)
  */
-struct pto_block_rec {
+struct pto_unit_rec {
 	u64 ts[PTO_TS_COUNT];
 	u64 detail;
 	s32 status;
@@ -306,7 +306,7 @@ enum pto_task_state {
  * @rings: per-block ring sets (mixed tasks)
  * @xlock: ring indices and ring waiters, barrier state
  * @num_edges: edges linked into producers' fanout lists
- * @staged_units: units pre-staged on cores, waiting for their doorbell
+ * @staged_units: units pre-staged on cores, waiting for their release
  * @pred: the dispatch predicate (DRM_PTO_NPU_TASK_F_PREDICATE)
  * @bar_parties: units meeting at the HARD barrier (0: no HARD syncall)
  * @bar_arrived: units waiting at the current round (xlock)
@@ -315,10 +315,10 @@ enum pto_task_state {
  * @ts_retire: when the task completed (CLOCK_MONOTONIC ns)
  * @any_ran: some unit's kernel ran (else the task posts one CQE)
  * @unqueued: all its CQEs are posted: no longer counted in its queue's live
- * @hnode: in pto_file.tasks while the task is not complete (sched lock)
+ * @hnode: in pto_ctx.tasks while the task is not complete (sched lock)
  * @mem_size: bytes allocated for the task (pto_task_mem_alloc())
  * @fail_rec: allocated at intake, so remembering a failure never allocates
- *            under the scheduler lock; handed to pto_file.failed if it fails
+ *            under the scheduler lock; handed to pto_ctx.failed if it fails
  * @units: block records allocated, counted in the context's inflight_units until posted
  * @bar_waiters: cores whose unit is parked at the HARD barrier (xlock)
  * @bar_seq: arrivals at the HARD barrier so far (xlock)
@@ -331,7 +331,7 @@ enum pto_task_state {
  * @wd_progress: @progress as the watchdog last saw it (sched lock)
  */
 struct pto_task {
-	struct pto_file *ctx;
+	struct pto_ctx *ctx;
 	struct pto_queue *queue;
 	u64 id;
 	u64 user_data;
@@ -360,7 +360,7 @@ struct pto_task {
 	struct pto_targ *targs;
 	s64 *scalars;
 	struct pto_edge *edges;
-	struct pto_block_rec *blocks;
+	struct pto_unit_rec *blocks;
 	u32 nparts;
 	u32 split;
 	u32 slot_num;
@@ -396,9 +396,9 @@ struct pto_task {
  * @index: index among cores of its type
  * @sub_block: 0/1 for the AIVs of a cluster, 0 on AIC
  * @local: local buffer memory (UB, or L1|L0A|L0B|L0C)
- * @thread: the core's kernel thread, asleep on @doorbell when idle
- * @doorbell: the core's dispatch doorbell
- * @rung: the doorbell was rung (sched_lock)
+ * @thread: the core's kernel thread, asleep on @wake when idle
+ * @wake: the core's wait queue: a unit placed on it, or released, wakes it
+ * @woken: the core was woken (sched_lock)
  * @run_task: running slot (sched_lock)
  * @run_unit: unit (block * nparts + part) in the running slot
  * @pend_task: pending (preloaded) slot (sched_lock)
@@ -408,7 +408,7 @@ struct pto_task {
  * @owner: uid of the context whose data the local memory may hold
  * @dirty: bytes from the start of the local memory that units since the
  *         last scrub may have written: what the next scrub clears
- * @staged: the running slot holds a pre-staged unit waiting for its doorbell
+ * @staged: the running slot holds a pre-staged unit waiting for its producer
  * @queued: on pto_sched.kickq: its unit waits for a worker instead of a
  *          wake-up of the core's own thread (sched_lock)
  * @awake: the core's thread is counted in pto_sched.awake (sched_lock)
@@ -433,8 +433,8 @@ struct pto_core {
 	u8 sub_block;
 	void *local;
 	struct task_struct *thread;
-	wait_queue_head_t doorbell;
-	bool rung;
+	wait_queue_head_t wake;
+	bool woken;
 	struct pto_task *run_task;
 	u32 run_unit;
 	struct pto_task *pend_task;
@@ -465,7 +465,7 @@ struct pto_core {
  * @lock: protects everything below, task scheduling fields and cores' slots
  * @ready: contexts with ready tasks, served round robin, [0] AIV, [1] AIC,
  *	[2] MIX (whole clusters); each context's own tasks in order
- *	(&pto_file.ready)
+ *	(&pto_ctx.ready)
  * @cores: [0] AIV cores, [1] AIC cores
  * @ncores: core count per type
  * @idle: bitmap of cores with an empty running slot, per type
@@ -543,7 +543,7 @@ struct pto_sched {
  * @work_budget: instructions each unit of its tasks may execute
  */
 struct pto_queue {
-	struct pto_file *ctx;
+	struct pto_ctx *ctx;
 	u32 id;
 	struct pto_bo *ring;
 	struct drm_pto_npu_ring_header *hdr;
@@ -568,8 +568,8 @@ int pto_verify(const struct pto_topology *topo, u32 core_type,
 	       struct pto_kernel *k, u32 *err_idx, char *log, size_t log_size);
 #endif
 void pto_kernel_put(struct pto_kernel *k);
-struct pto_kernel *pto_kernel_lookup(struct pto_file *ctx, u32 handle);
-void pto_kernels_release(struct pto_file *ctx);
+struct pto_kernel *pto_kernel_lookup(struct pto_ctx *ctx, u32 handle);
+void pto_kernels_release(struct pto_ctx *ctx);
 int pto_ioctl_kernel_create(struct drm_device *drm, void *data,
 			    struct drm_file *file);
 int pto_ioctl_kernel_destroy(struct drm_device *drm, void *data,
@@ -578,7 +578,7 @@ int pto_ioctl_kernel_destroy(struct drm_device *drm, void *data,
 /* pto_gem.c */
 void *pto_bo_vaddr(struct pto_bo *bo);
 struct pto_bo *pto_bo_create_kernel(struct pto_device *pdev,
-				    struct pto_file *ctx, u64 size);
+				    struct pto_ctx *ctx, u64 size);
 
 /* pto_exec.c */
 struct pto_exec_result {
@@ -588,7 +588,7 @@ struct pto_exec_result {
 
 bool pto_cmp_eval(u32 op, s64 a, s64 b);
 s64 pto_targ_read(const struct pto_targ *t, u64 row, u64 col);
-bool pto_exec_block(struct pto_core *core, struct pto_task *task, u32 unit,
+bool pto_exec_unit(struct pto_core *core, struct pto_task *task, u32 unit,
 		    struct pto_exec_result *res, bool resume);
 void *pto_exec_state_alloc(void);
 int pto_targ_resolve(const struct drm_pto_npu_tensor_arg *arg, u64 bo_size,
@@ -635,8 +635,8 @@ int pto_sched_init(struct pto_device *pdev);
 void pto_sched_fini(struct pto_device *pdev);
 void pto_sched_add(struct pto_device *pdev, struct pto_task *task,
 		   const s64 *deps, struct list_head *done);
-void pto_sched_cancel_ctx(struct pto_file *ctx);
-void pto_sched_forget_failed(struct pto_file *ctx);
+void pto_sched_cancel_ctx(struct pto_ctx *ctx);
+void pto_sched_forget_failed(struct pto_ctx *ctx);
 int pto_sched_caches_init(void);
 void pto_sched_caches_exit(void);
 struct pto_task *pto_task_mem_alloc(struct pto_sched *s, size_t size);
@@ -653,10 +653,10 @@ void pto_tasks_free_list(struct list_head *list);
 
 /* pto_queue.c */
 void pto_queue_task_done(struct pto_task *task, struct list_head *freeable);
-void pto_queues_release(struct pto_file *ctx);
+void pto_queues_release(struct pto_ctx *ctx);
 void pto_batch_retire(struct pto_batch *b, bool failed);
 void *pto_ctx_scratch_alloc(void);
-void pto_queues_drop_held(struct pto_file *ctx);
+void pto_queues_drop_held(struct pto_ctx *ctx);
 int pto_ioctl_queue_create(struct drm_device *drm, void *data,
 			   struct drm_file *file);
 int pto_ioctl_queue_destroy(struct drm_device *drm, void *data,
@@ -665,7 +665,7 @@ int pto_ioctl_queue_submit(struct drm_device *drm, void *data,
 			   struct drm_file *file);
 int pto_ioctl_queue_wait(struct drm_device *drm, void *data,
 			 struct drm_file *file);
-__poll_t pto_queues_poll(struct pto_file *ctx);
+__poll_t pto_queues_poll(struct pto_ctx *ctx);
 
 /* pto_exec_fp.c: f32 math; callers pass bit patterns, never floats. */
 void pto_fp_tbin(u32 op, u32 *dst, const u32 *a, const u32 *b, size_t n);

@@ -74,7 +74,7 @@ DEFINE_EVENT(pto_unit_class, pto_stage,
 		      u32 core, s32 status),
 	     TP_ARGS(dev, ctx, task, unit, core_type, core, status));
 
-DEFINE_EVENT(pto_unit_class, pto_doorbell,
+DEFINE_EVENT(pto_unit_class, pto_release,
 	     TP_PROTO(u32 dev, u64 ctx, u64 task, u32 unit, u32 core_type,
 		      u32 core, s32 status),
 	     TP_ARGS(dev, ctx, task, unit, core_type, core, status));

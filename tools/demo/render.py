@@ -19,8 +19,8 @@ What is drawn (Documentation/swimlane.rst describes the events):
                   multi-block task) where there is room; a pre-staged unit
                   ("staged": true) is hatched
   dispatch wait   a thin line from args.dispatch_us to the bar's start
-  doorbell        a small triangle at a staged unit's dispatch_us, the
-                  moment its doorbell released it
+  release         a small triangle at a staged unit's dispatch_us, the
+                  moment its producer released it
   i markers       on the scheduler lane: an X for "skip NAME", a diamond
                   for "not run NAME", with the name
   s/f flows       dependency arrows, producer's bar end to consumer's start
@@ -281,7 +281,7 @@ def render(paths, out, all_lanes=False, flows=True, title=None):
                 if d is not None:
                     ax.plot([d], [r - bar_h / 2], marker='v', ms=4, color='black',
                             lw=0, zorder=5)
-                    present.add('doorbell')
+                    present.add('release')
             labels = [b['name']]
             if a.get('graph_index') in t.multi_block:
                 labels = ['%s b%d' % (b['name'], a['block']), 'b%d' % a['block']]
@@ -364,9 +364,9 @@ def render(paths, out, all_lanes=False, flows=True, title=None):
     if 'staged' in present:
         handles.append(Patch(facecolor='#9ecae1', edgecolor='black', hatch='///',
                              lw=0.4, label='pre-staged unit'))
-    if 'doorbell' in present:
+    if 'release' in present:
         handles.append(Line2D([], [], marker='v', color='black', lw=0, ms=4,
-                              label='doorbell (staged unit released)'))
+                              label='release (staged unit started)'))
     if 'skip' in present:
         handles.append(Line2D([], [], marker='X', color='#d62728', lw=0, ms=6,
                               label='skipped by predicate'))

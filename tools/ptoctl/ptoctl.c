@@ -51,8 +51,8 @@ static const struct ptoctl_cmd ptoctl_cmds[] = {
 };
 
 static const char *const ptoctl_counter_names[] = {
-	"tasks", "invalid", "dispatches", "blocks", "skips", "stages",
-	"doorbells", "barriers", "faults", "timeouts", "retired",
+	"tasks", "invalid", "dispatches", "units", "skips", "stages",
+	"releases", "barriers", "faults", "timeouts", "retired",
 };
 
 static int ptoctl_stat(struct pto_device *dev, int argc, char **argv)

@@ -194,14 +194,22 @@ struct drm_pto_npu_counters {
 	__u64 invalid;
 	/** @dispatches: tasks the scheduler put on cores (first unit placed). */
 	__u64 dispatches;
-	/** @blocks: units (block parts) handed to cores. */
-	__u64 blocks;
+	union {
+		/** @units: units (a block's part on one core) handed to cores. */
+		__u64 units;
+		/** @blocks: former name of @units, an alias kept for old sources. */
+		__u64 blocks;
+	};
 	/** @skips: predicated tasks retired without running. */
 	__u64 skips;
 	/** @stages: units pre-staged (allow_early_resolve). */
 	__u64 stages;
-	/** @doorbells: pre-staged units released by their doorbell. */
-	__u64 doorbells;
+	union {
+		/** @releases: pre-staged units released as their producers completed. */
+		__u64 releases;
+		/** @doorbells: former name of @releases, an alias kept for old sources. */
+		__u64 doorbells;
+	};
 	/** @barriers: syncall arrivals (HARD and SOFT). */
 	__u64 barriers;
 	/** @faults: tasks failed by a GM, arithmetic, loop or barrier fault. */
