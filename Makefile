@@ -73,6 +73,14 @@ TOOL_BINS     := $(patsubst tools/ptoctl/%.c,$(BUILD)/bin/%,$(wildcard tools/pto
 EXAMPLE_BINS  := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
 UNIT_BINS     := $(patsubst libpto/tests/%.c,$(BUILD)/unit/%,$(wildcard libpto/tests/*.c))
 SELFTEST_BINS := $(patsubst selftests/pto_npu/%.c,$(BUILD)/selftests/%,$(wildcard selftests/pto_npu/*.c))
+# The kselftests' helpers (selftests/pto_npu/lib/*.c), one archive every
+# kselftest links, and the helper files of a kselftest of several files
+# (selftests/pto_npu/<name>/*.c, linked into <name>). Objects go under
+# build/obj: everything executable in build/selftests is run as a kselftest.
+SELFTEST_OBJDIR := $(BUILD)/obj/selftests
+SELFTEST_LIB := $(SELFTEST_OBJDIR)/libpto_test.a
+SELFTEST_LIB_OBJ := $(patsubst selftests/pto_npu/%.c,$(SELFTEST_OBJDIR)/%.o,$(wildcard selftests/pto_npu/lib/*.c))
+SELFTEST_HDR := $(wildcard selftests/pto_npu/*.h selftests/pto_npu/*/*.h)
 
 RPATH := -Wl,-rpath,'$$ORIGIN/../lib'
 
@@ -167,11 +175,27 @@ $(BUILD)/unit/%: libpto/tests/%.c $(LIBPTO_SRC) $(LIBPTO_HDR)
 	$(CC) $(CFLAGS_USER) -fsanitize=address,undefined -fno-omit-frame-pointer \
 		-Ilibpto/src -o $@ $< $(LIBPTO_SRC) $(LDLIBS_USER)
 
-$(BUILD)/selftests/%: selftests/pto_npu/%.c $(LIBPTO_SO) $(wildcard selftests/pto_npu/*.h)
+CFLAGS_SELFTEST := $(CFLAGS_USER) -Wno-error=unused-result -I$(KSRC)/tools/testing/selftests
+
+$(SELFTEST_OBJDIR)/%.o: selftests/pto_npu/%.c $(LIBPTO_HDR) $(SELFTEST_HDR)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_SELFTEST) -c -o $@ $<
+
+$(SELFTEST_LIB): $(SELFTEST_LIB_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+# A kselftest of several files: its helper objects are prerequisites of
+# the binary, linked before the archive.
+$(foreach t,$(notdir $(patsubst %/,%,$(wildcard selftests/pto_npu/*/))),$(if $(filter-out lib,$(t)),\
+	$(eval $(BUILD)/selftests/$(t): $(patsubst selftests/pto_npu/%.c,$(SELFTEST_OBJDIR)/%.o,$(wildcard selftests/pto_npu/$(t)/*.c)))))
+
+$(BUILD)/selftests/%: selftests/pto_npu/%.c $(SELFTEST_LIB) $(LIBPTO_SO) $(LIBPTO_HDR) $(SELFTEST_HDR)
 	@mkdir -p $(dir $@)
 	@[ -f "$(KSRC)/tools/testing/selftests/kselftest_harness.h" ] || $(VMDIR)/build-kernel.sh $(TEST_KCONFIG) >/dev/null
-	$(CC) $(CFLAGS_USER) -Wno-error=unused-result -I$(KSRC)/tools/testing/selftests \
-		-o $@ $< -L$(BUILD)/lib -lpto $(LDLIBS_USER) $(RPATH)
+	$(CC) $(CFLAGS_SELFTEST) -o $@ $< $(filter %.o,$^) $(SELFTEST_LIB) \
+		-L$(BUILD)/lib -lpto $(LDLIBS_USER) $(RPATH)
 
 # ---------------------------------------------------------------- tests
 unit: $(UNIT_BINS)

@@ -1,0 +1,410 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Helpers of the pto_npu kselftests that use libpto (kernels, queues,
+ * graphs, SQ entries, SYNCALL placeholders): declared and described in
+ * pto_test_lib.h under PTO_TEST_LIBPTO.
+ *
+ * Copyright (C) 2026 pto-npu authors
+ */
+#define PTO_TEST_LIBPTO
+#include "pto_test_lib.h"
+
+int64_t pto_test_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+int pto_test_dev_open(struct pto_device **out)
+{
+	return pto_device_open_path(pto_test_device_path(), out);
+}
+
+struct pto_kernel *pto_test_kb_finish(struct pto_kb *kb, char *err, size_t len)
+{
+	struct pto_kernel *k = NULL;
+	int ret = pto_kb_finish(kb, &k);
+
+	if (ret) {
+		snprintf(err, len, "%s (%s)", pto_kb_error(kb),
+			 pto_strerror(ret));
+		k = NULL;
+	} else if (len) {
+		err[0] = '\0';
+	}
+	pto_kb_free(kb);
+	return k;
+}
+
+struct pto_kernel *pto_test_mark_kernel(struct pto_device *dev,
+					int64_t inner, char *err,
+					size_t len)
+{
+	struct pto_kb *kb;
+
+	if (pto_kb_new(dev, PTO_CORE_AIV, &kb))
+		return NULL;
+	pto_kb_arg(kb, 0, 0);
+	pto_kb_arg(kb, 1, 1);
+	pto_kb_arg(kb, 3, 2);
+	pto_kb_ldi(kb, 2, 0);
+	pto_kb_ldi(kb, 6, inner);
+	pto_kb_loop(kb, 4, 3);
+	pto_kb_loop(kb, 7, 6);
+	pto_kb_alui(kb, PTO_ALU_ADD, 5, 5, 1);
+	pto_kb_endloop(kb);
+	pto_kb_endloop(kb);
+	pto_kb_gst(kb, 0, 2, 0, 1);
+	pto_kb_end(kb);
+	return pto_test_kb_finish(kb, err, len);
+}
+
+int pto_test_tensor2d(struct pto_device *dev,
+		      enum pto_dtype dtype, int64_t rows,
+		      int64_t cols, struct pto_tensor **out)
+{
+	const int64_t shape[2] = { rows, cols };
+
+	return pto_tensor_alloc(dev, dtype, 2, shape, out);
+}
+
+uint32_t pto_test_tensor_handle(const struct pto_tensor *t)
+{
+	return pto_buffer_handle(pto_tensor_buffer(t));
+}
+
+struct drm_pto_npu_tensor_arg
+pto_test_targ(uint32_t handle, uint8_t dtype, uint64_t offset, uint32_t rows,
+	      uint32_t cols)
+{
+	struct drm_pto_npu_tensor_arg a;
+
+	memset(&a, 0, sizeof(a));
+	a.handle = handle;
+	a.dtype = dtype;
+	a.ndim = 2;
+	a.offset = offset;
+	a.shape[0] = rows;
+	a.shape[1] = cols;
+	return a;
+}
+
+struct drm_pto_npu_tensor_arg
+pto_test_targ_of(const struct pto_tensor *t)
+{
+	const int64_t *shape = pto_tensor_shape(t);
+
+	return pto_test_targ(pto_test_tensor_handle(t),
+			     (uint8_t)pto_tensor_dtype(t),
+			     pto_tensor_offset(t), (uint32_t)shape[0],
+			     (uint32_t)shape[1]);
+}
+
+uint32_t pto_test_sqe_slots(uint32_t nt, uint32_t ns, uint32_t nd)
+{
+	return pto_test_sqe_slots_pred(nt, ns, nd, 0);
+}
+
+size_t
+pto_test_sqe_init(struct pto_test_sqe *e, uint32_t kernel_aiv,
+		  uint32_t kernel_aic, uint32_t block_num,
+		  const struct drm_pto_npu_tensor_arg *targs, uint32_t nt,
+		  const int64_t *scalars, uint32_t ns, const int64_t *deps,
+		  uint32_t nd)
+{
+	uint8_t *p = e->body;
+
+	memset(e, 0, sizeof(*e));
+	e->hdr.kernel_aiv = kernel_aiv;
+	e->hdr.kernel_aic = kernel_aic;
+	e->hdr.block_num = block_num;
+	e->hdr.num_tensors = (uint8_t)nt;
+	e->hdr.num_scalars = (uint8_t)ns;
+	e->hdr.num_deps = (uint8_t)nd;
+	e->hdr.num_slots = (uint16_t)pto_test_sqe_slots(nt, ns, nd);
+	if (nt)
+		memcpy(p, targs, nt * sizeof(*targs));
+	p += nt * sizeof(*targs);
+	if (ns)
+		memcpy(p, scalars, ns * sizeof(int64_t));
+	p += ns * sizeof(int64_t);
+	if (nd)
+		memcpy(p, deps, nd * sizeof(int64_t));
+	return (size_t)e->hdr.num_slots * DRM_PTO_NPU_SQ_SLOT_SIZE;
+}
+
+int pto_test_reap_lasts(struct pto_queue *q, struct pto_cqe *out,
+			unsigned int max, unsigned int lasts,
+			int64_t timeout_ns)
+{
+	int64_t deadline = pto_test_now_ns() + timeout_ns;
+	unsigned int got = 0, seen = 0;
+
+	for (;;) {
+		int n = pto_queue_reap(q, out + got, max - got), i, ret;
+
+		if (n < 0)
+			return n;
+		for (i = 0; i < n; i++)
+			seen += !!(out[got + i].info.flags & PTO_BLOCK_LAST);
+		got += n;
+		if (seen >= lasts)
+			return (int)got;
+		if (got == max)
+			return -ENOSPC;
+		ret = pto_queue_wait(q, deadline);
+		if (ret == -ETIME && pto_test_now_ns() >= deadline) {
+			/* One last look: the wait may have moved held ones. */
+			n = pto_queue_reap(q, out + got, max - got);
+			if (n > 0) {
+				for (i = 0; i < n; i++)
+					seen += !!(out[got + i].info.flags &
+						   PTO_BLOCK_LAST);
+				got += n;
+				if (seen >= lasts)
+					return (int)got;
+			}
+			return -ETIME;
+		}
+		if (ret && ret != -ETIME && ret != -EINTR)
+			return ret;
+	}
+}
+
+const struct pto_cqe *
+pto_test_find_last(const struct pto_cqe *cqes, int n, uint64_t task_id)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (cqes[i].task_id == task_id &&
+		    (cqes[i].info.flags & PTO_BLOCK_LAST))
+			return &cqes[i];
+	return NULL;
+}
+
+int pto_test_ring_one(struct pto_queue *q, struct pto_cqe *out,
+		      unsigned int max, int64_t timeout_ns,
+		      uint64_t *task_id)
+{
+	uint32_t consumed = 0;
+	uint64_t first = 0;
+	int ret = pto_queue_doorbell(q, 0, 0, &consumed, &first);
+
+	if (ret)
+		return ret;
+	if (consumed != 1)
+		return -EIO;
+	if (task_id)
+		*task_id = first;
+	return pto_test_reap_lasts(q, out, max, 1, timeout_ns);
+}
+
+int pto_test_submit_one(struct pto_queue *q,
+			const struct pto_task_desc *d,
+			struct pto_cqe *out, unsigned int max,
+			int64_t timeout_ns, uint64_t *task_id)
+{
+	int ret = pto_queue_push_task(q, d);
+
+	return ret ? ret : pto_test_ring_one(q, out, max, timeout_ns, task_id);
+}
+
+int pto_test_submit_raw_one(struct pto_queue *q,
+			    const void *entry, size_t size,
+			    struct pto_cqe *out, unsigned int max,
+			    int64_t timeout_ns,
+			    uint64_t *task_id)
+{
+	int ret = pto_queue_push_raw(q, entry, size);
+
+	return ret ? ret : pto_test_ring_one(q, out, max, timeout_ns, task_id);
+}
+
+int pto_test_kb_syncall(struct pto_kb *kb, unsigned int mode,
+			unsigned int areg, unsigned int imm)
+{
+	return pto_kb_ldi(kb, PTO_TEST_SYNC_REG,
+			  PTO_TEST_SYNC_MAGIC | (int64_t)(mode & 0xff) << 16 |
+				  (int64_t)(areg & 0xff) << 8 | (imm & 0xff));
+}
+
+void pto_test_patch_syncalls(struct pto_insn *insns, uint32_t n)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
+		struct pto_insn *in = &insns[i];
+		int64_t v = in->imm;
+		uint8_t mode = (uint8_t)(v >> 16);
+
+		if (in->op != PTO_OP_LDI || in->dst != PTO_TEST_SYNC_REG ||
+		    (v & PTO_TEST_SYNC_MASK) != PTO_TEST_SYNC_MAGIC)
+			continue;
+		*in = (struct pto_insn){
+			.op = PTO_OP_SYNCALL,
+			.mode = mode,
+			/* SOFT: s[a] = used_cores; HARD: no register. */
+			.a = mode == PTO_SYNC_SOFT ? (uint8_t)(v >> 8) : 0,
+			.imm = v & 0xff,
+		};
+	}
+}
+
+int pto_test_kb_upload(struct pto_device *dev,
+		       enum pto_core_type core_type,
+		       struct pto_kb *kb, struct pto_kernel **out,
+		       struct pto_verify_info *info, char *err,
+		       size_t len)
+{
+	const struct pto_insn *insns;
+	const struct pto_tile_decl *tiles;
+	struct pto_insn *copy;
+	uint32_t n, nt;
+	int ret;
+
+	*out = NULL;
+	if (len)
+		err[0] = '\0';
+	ret = pto_kb_program(kb, &insns, &n, &tiles, &nt);
+	if (ret) {
+		snprintf(err, len, "builder: %s (%s)", pto_kb_error(kb),
+			 pto_strerror(ret));
+		pto_kb_free(kb);
+		return ret;
+	}
+	copy = malloc(n * sizeof(*copy));
+	if (!copy) {
+		pto_kb_free(kb);
+		return -ENOMEM;
+	}
+	memcpy(copy, insns, n * sizeof(*copy));
+	pto_test_patch_syncalls(copy, n);
+	ret = pto_kernel_create_raw(dev, core_type, copy, n, tiles, nt, err,
+				    len, info, out);
+	free(copy);
+	pto_kb_free(kb);
+	return ret;
+}
+
+uint32_t pto_test_sqe_slots_pred(uint32_t nt, uint32_t ns, uint32_t nd,
+				 int pred)
+{
+	uint32_t body = nt * sizeof(struct drm_pto_npu_tensor_arg) +
+			(ns + nd) * sizeof(int64_t) +
+			(pred ? sizeof(struct drm_pto_npu_predicate) : 0);
+
+	return 1 + (body + DRM_PTO_NPU_SQ_SLOT_SIZE - 1) /
+			   DRM_PTO_NPU_SQ_SLOT_SIZE;
+}
+
+size_t
+pto_test_sqe_init_pred(struct pto_test_sqe *e, uint32_t kernel_aiv,
+		       uint32_t kernel_aic, uint32_t block_num,
+		       const struct drm_pto_npu_tensor_arg *targs, uint32_t nt,
+		       const int64_t *scalars, uint32_t ns,
+		       const int64_t *deps, uint32_t nd,
+		       const struct drm_pto_npu_predicate *pred)
+{
+	size_t off = nt * sizeof(*targs) + (ns + nd) * sizeof(int64_t);
+
+	pto_test_sqe_init(e, kernel_aiv, kernel_aic, block_num, targs, nt,
+			  scalars, ns, deps, nd);
+	if (!pred)
+		return (size_t)e->hdr.num_slots * DRM_PTO_NPU_SQ_SLOT_SIZE;
+	e->hdr.flags |= DRM_PTO_NPU_TASK_F_PREDICATE;
+	memcpy(e->body + off, pred, sizeof(*pred));
+	e->hdr.num_slots = (uint16_t)pto_test_sqe_slots_pred(nt, ns, nd, 1);
+	return (size_t)e->hdr.num_slots * DRM_PTO_NPU_SQ_SLOT_SIZE;
+}
+
+int pto_test_blocks_with(const struct pto_graph *g,
+			 unsigned int idx, uint32_t flags)
+{
+	const struct pto_block_info *b;
+	unsigned int n = 0, i;
+	int cnt = 0;
+
+	if (pto_graph_task_blocks(g, idx, &b, &n))
+		return 0;
+	for (i = 0; i < n; i++)
+		cnt += (b[i].flags & flags) == flags;
+	return cnt;
+}
+
+int pto_test_block_count(const struct pto_graph *g, unsigned int idx)
+{
+	const struct pto_block_info *b;
+	unsigned int n = 0;
+
+	if (pto_graph_task_blocks(g, idx, &b, &n))
+		return 0;
+	return (int)n;
+}
+
+int pto_test_build_rounds(struct pto_device *dev,
+			  enum pto_core_type core_type,
+			  unsigned int mode,
+			  unsigned int sync_imm, int row,
+			  unsigned int nrows,
+			  unsigned int rounds,
+			  struct pto_kernel **out, char *err,
+			  size_t len)
+{
+	struct pto_kb *kb;
+	unsigned int r;
+	int ret;
+
+	ret = pto_kb_new(dev, core_type, &kb);
+	if (ret)
+		return ret;
+	pto_kb_sreg(kb, 0, PTO_SREG_BLOCK_IDX);
+	pto_kb_sreg(kb, 1, PTO_SREG_BLOCK_NUM);
+	pto_kb_ldi(kb, 2, 0);
+	if (row < 0) {
+		pto_kb_sreg(kb, 3, PTO_SREG_SUB_BLOCK_ID);
+		pto_kb_alui(kb, PTO_ALU_ADD, 3, 3, 1);
+	} else {
+		pto_kb_ldi(kb, 3, row);
+	}
+	if (mode == PTO_SYNC_SOFT)
+		pto_kb_arg(kb, 12, 0);
+	pto_kb_loopi(kb, 4, rounds);
+	pto_kb_alui(kb, PTO_ALU_MUL, 5, 4, PTO_TEST_ROUND_TAG);
+	pto_kb_alu(kb, PTO_ALU_ADD, 5, 5, 0);
+	pto_kb_alui(kb, PTO_ALU_MUL, 6, 3, PTO_TEST_ROW_TAG);
+	pto_kb_alu(kb, PTO_ALU_ADD, 5, 5, 6);
+	pto_kb_gst(kb, 0, 3, 0, 5);
+	/* The documented pattern: cacheinvalid + fence, syncall, cacheinvalid. */
+	pto_kb_cacheinvalid(kb);
+	pto_kb_fence(kb);
+	pto_test_kb_syncall(kb, mode, 12, sync_imm);
+	pto_kb_cacheinvalid(kb);
+	for (r = 0; r < nrows; r++) {
+		pto_kb_ldi(kb, 7, r);
+		pto_kb_loop(kb, 8, 1);
+		pto_kb_gld(kb, 9, 0, 7, 8);
+		pto_kb_alui(kb, PTO_ALU_MUL, 10, 4, PTO_TEST_ROUND_TAG);
+		pto_kb_alu(kb, PTO_ALU_ADD, 10, 10, 8);
+		pto_kb_alui(kb, PTO_ALU_ADD, 10, 10,
+			    (int64_t)r * PTO_TEST_ROW_TAG);
+		pto_kb_cmp(kb, PTO_CMP_NE, 11, 9, 10);
+		pto_kb_alu(kb, PTO_ALU_ADD, 2, 2, 11);
+		pto_kb_endloop(kb);
+	}
+	pto_kb_fence(kb);
+	pto_test_kb_syncall(kb, mode, 12, sync_imm);
+	pto_kb_endloop(kb);
+	pto_kb_gst(kb, 1, 3, 0, 2);
+	pto_kb_end(kb);
+	return pto_test_kb_upload(dev, core_type, kb, out, NULL, err, len);
+}
+
+int32_t pto_test_round_val(unsigned int rounds, unsigned int row,
+			   unsigned int block)
+{
+	return (int32_t)((rounds - 1) * PTO_TEST_ROUND_TAG + block +
+			 row * PTO_TEST_ROW_TAG);
+}
