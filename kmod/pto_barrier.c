@@ -16,7 +16,7 @@
  *
  * A unit that has to wait parks (pto_exec.c): its state stays in its
  * core's interpreter state, the core stays occupied, and its thread goes
- * on with other units (ring waits park the same way, pto_ring.c, and the
+ * on with other units (ring waits park the same way, pto_xring.c, and the
  * watchdog below times them out too). No thread sleeps at a barrier, so
  * 48 or 72 participants meet on one CPU without a context switch each. The arrival
  * that completes a round makes the parked units runnable
@@ -39,7 +39,10 @@
 #include <linux/ktime.h>
 #include <linux/workqueue.h>
 
-#include "pto_task.h"
+#include "pto_barrier.h"
+#include "pto_sched.h"
+#include "pto_worker.h"
+#include "pto_xring.h"
 
 /* Watchdog period while units are parked (and SOFT counters polled). */
 #define PTO_PARK_POLL_MS 2
@@ -227,7 +230,7 @@ void pto_release_task_waits(struct pto_sched *s, struct pto_task *task,
 
 	spin_lock(&task->xlock);
 	list_splice_init(&task->bar_waiters, &release);
-	pto_ring_release_task(task, &release);
+	pto_xring_release_task(task, &release);
 	spin_unlock(&task->xlock);
 	spin_lock(&s->soft_lock);
 	list_for_each_entry_safe(core, tmp, &s->soft_waiters, park_link)
@@ -238,10 +241,10 @@ void pto_release_task_waits(struct pto_sched *s, struct pto_task *task,
 }
 
 /**
- * pto_sched_park_armed - a unit has parked: make sure the watchdog runs
+ * pto_barrier_watchdog_arm - a unit has parked: make sure the watchdog runs
  * @s: scheduler
  */
-void pto_sched_park_armed(struct pto_sched *s)
+void pto_barrier_watchdog_arm(struct pto_sched *s)
 {
 	queue_delayed_work(pto_system_percpu_wq, &s->watchdog,
 			   msecs_to_jiffies(PTO_PARK_POLL_MS));
@@ -283,7 +286,7 @@ void pto_barrier_watchdog(struct work_struct *work)
 		task->wd_progress = ran;
 		spin_lock(&task->xlock);
 		/* Ring waits: no change of their block's set for timeout. */
-		ring_waits = pto_ring_scan_stalled(task, now, timeout, moved,
+		ring_waits = pto_xring_scan_stalled(task, now, timeout, moved,
 						   &stalled);
 		if (!list_empty(&task->bar_waiters)) {
 			if (moved || task->bar_seq != task->bar_wd_seq ||
@@ -305,5 +308,5 @@ void pto_barrier_watchdog(struct work_struct *work)
 	more |= !list_empty(&s->soft_waiters);
 	spin_unlock(&s->soft_lock);
 	if (more)
-		pto_sched_park_armed(s);
+		pto_barrier_watchdog_arm(s);
 }

@@ -11,8 +11,9 @@
 #include <drm/drm_debugfs.h>
 #include <drm/drm_file.h>
 
-#include "pto_drv.h"
-#include "pto_task.h"
+#include "pto_queue.h"
+#include "pto_sched.h"
+#include "pto_task_mem.h"
 
 static int pto_debugfs_topology(struct seq_file *m, void *data)
 {
@@ -50,11 +51,11 @@ static int pto_debugfs_cores(struct seq_file *m, void *data)
 	u32 ti, i;
 
 	spin_lock(&s->lock);
-	for (ti = 0; ti < 2; ti++) {
+	for (ti = 0; ti < PTO_NUM_CIDX; ti++) {
 		for (i = 0; i < s->ncores[ti]; i++) {
 			struct pto_core *c = &s->cores[ti][i];
 
-			seq_printf(m, "%s_%u:", ti ? "AIC" : "AIV", i);
+			seq_printf(m, "%s_%u:", ti == PTO_AIC ? "AIC" : "AIV", i);
 			if (c->run_task)
 				seq_printf(m, " %s task=%llu unit=%u",
 					   c->staged ? "staged" : "running",
@@ -69,14 +70,14 @@ static int pto_debugfs_cores(struct seq_file *m, void *data)
 			seq_putc(m, '\n');
 		}
 	}
-	for (ti = 0; ti <= PTO_TASK_MIX; ti++) {
+	for (ti = 0; ti < PTO_NUM_RQ; ti++) {
 		struct pto_ctx *ctx;
 		size_t n = 0;
 
 		list_for_each_entry(ctx, &s->ready[ti], ready_link[ti])
 			n += list_count_nodes(&ctx->ready[ti]);
 		seq_printf(m, "ready[%s]: %zu\n",
-			   ti == PTO_TASK_MIX ? "MIX" : ti ? "AIC" : "AIV", n);
+			   ti == PTO_RQ_MIX ? "MIX" : ti == PTO_RQ_AIC ? "AIC" : "AIV", n);
 	}
 	spin_unlock(&s->lock);
 	return 0;

@@ -19,8 +19,12 @@
 #include <drm/drm_gem.h>
 #include <drm/drm_ioctl.h>
 
-#include "pto_drv.h"
-#include "pto_task.h"
+#include "pto_deps.h"
+#include "pto_gem.h"
+#include "pto_kernel.h"
+#include "pto_queue.h"
+#include "pto_sched.h"
+#include "pto_task_mem.h"
 
 static unsigned int clusters = 24;
 module_param(clusters, uint, 0444);
@@ -305,7 +309,7 @@ static void pto_postclose(struct drm_device *drm, struct drm_file *file)
 	pto_sched_cancel_ctx(ctx);
 	pto_queues_release(ctx);
 	pto_kernels_release(ctx);
-	pto_sched_forget_failed(ctx);
+	pto_deps_forget_failed(ctx);
 	pto_gm_account_put(ctx->gm);
 	mutex_destroy(&ctx->submit_lock);
 	kfree(ctx->scratch);
@@ -455,14 +459,14 @@ static int __init pto_init(void)
 		return -EINVAL;
 	}
 
-	if (pto_sched_caches_init())
+	if (pto_task_caches_init())
 		return -ENOMEM;
 	for (i = 0; i < devices; i++) {
 		struct pto_device *pdev = pto_device_create(i, &topo);
 
 		if (IS_ERR(pdev)) {
 			pto_destroy_all();
-			pto_sched_caches_exit();
+			pto_task_caches_exit();
 			return PTR_ERR(pdev);
 		}
 		pto_devices[i] = pdev;
@@ -476,7 +480,7 @@ static int __init pto_init(void)
 static void __exit pto_exit(void)
 {
 	pto_destroy_all();
-	pto_sched_caches_exit();
+	pto_task_caches_exit();
 }
 
 module_init(pto_init);

@@ -39,6 +39,27 @@
 #define PTO_MAX_LOCAL_BUF SZ_4M
 
 /* Caps reported in struct drm_pto_npu_limits. */
+#define PTO_MAX_KERNELS_PER_CONTEXT 1024
+#define PTO_MAX_INSNS 4096
+#define PTO_MAX_QUEUES_PER_CONTEXT 16
+#define PTO_MIN_SQ_SLOTS 32
+#define PTO_DEFAULT_SQ_SLOTS 1024
+#define PTO_MAX_SQ_SLOTS 65536
+#define PTO_MAX_CQ_ENTRIES 262144
+#define PTO_MAX_INFLIGHT_TASKS 16384
+#define PTO_MAX_TENSOR_ARGS 16
+#define PTO_MAX_SCALAR_ARGS 16
+#define PTO_MAX_DEPS 32
+#define PTO_MAX_BLOCK_NUM 8192
+/*
+ * Block records (block_num * parts) of the tasks a context has in flight,
+ * so that memory, not only the task count, is bounded: intake stops once
+ * this many are held (the entry that crosses it is still taken).
+ */
+#define PTO_MAX_INFLIGHT_UNITS BIT(18)
+/* Failed task ids remembered per context for late dependents. */
+#define PTO_MAX_FAILED_REMEMBERED 65536
+#define PTO_VERIFIER_LOG_MAX 256
 #define PTO_MAX_BO_SIZE ((u64)SZ_256M)
 #define PTO_MAX_GM_PER_CONTEXT ((u64)SZ_1G)
 #define PTO_MAX_BOS_PER_CONTEXT 4096
@@ -75,6 +96,36 @@ struct pto_gm_account {
 };
 
 struct pto_sched;
+
+/*
+ * Index of a core type in the per-type arrays (cores, idle maps, a task's
+ * kernels): enum pto_core_type is uapi and starts at 1.
+ */
+enum pto_cidx {
+	PTO_AIV,
+	PTO_AIC,
+	PTO_NUM_CIDX,
+};
+
+/* The ready queues: one per core type, one of whole clusters (mixed). */
+enum pto_rq {
+	PTO_RQ_AIV = PTO_AIV,
+	PTO_RQ_AIC = PTO_AIC,
+	PTO_RQ_MIX,
+	PTO_NUM_RQ,
+};
+
+/* The per-type index of enum pto_core_type @core_type (AIV or AIC). */
+static inline enum pto_cidx pto_type_cidx(u32 core_type)
+{
+	return core_type == PTO_CORE_AIC ? PTO_AIC : PTO_AIV;
+}
+
+/* The enum pto_core_type of per-type index @i. */
+static inline u32 pto_cidx_core_type(enum pto_cidx i)
+{
+	return i == PTO_AIC ? PTO_CORE_AIC : PTO_CORE_AIV;
+}
 
 /**
  * struct pto_counters - what DRM_PTO_NPU_QUERY_COUNTERS reports
@@ -175,8 +226,8 @@ struct pto_ctx {
 	void *scratch;
 	u64 uid;
 	u32 nfailed;
-	struct list_head ready[3];
-	struct list_head ready_link[3];
+	struct list_head ready[PTO_NUM_RQ];
+	struct list_head ready_link[PTO_NUM_RQ];
 };
 
 /**
@@ -213,17 +264,6 @@ u32 pto_query_copy_size(u32 user_size, u32 known_size);
 int pto_bo_size_check(u64 size, u64 *aligned);
 #endif
 
-/* pto_gem.c */
-struct drm_gem_object *pto_gem_create_object(struct drm_device *drm,
-					     size_t size);
-struct pto_gm_account *pto_gm_account_alloc(void);
-void pto_gm_account_put(struct pto_gm_account *gm);
-int pto_ioctl_bo_create(struct drm_device *drm, void *data,
-			struct drm_file *file);
-int pto_ioctl_bo_info(struct drm_device *drm, void *data,
-		      struct drm_file *file);
-
-u8 pto_dtype_size(u8 dtype);
 u32 pto_clamped_timeout_ms(void);
 u64 pto_default_work_budget(void);
 

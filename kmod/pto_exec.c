@@ -20,7 +20,13 @@
 #include <linux/string.h>
 #include <kunit/visibility.h>
 
-#include "pto_task.h"
+#include "pto_barrier.h"
+#include "pto_exec.h"
+#include "pto_gem.h"
+#include "pto_queue.h"
+#include "pto_sched.h"
+#include "pto_worker.h"
+#include "pto_xring.h"
 #include "pto_trace.h"
 
 /* Scalar instructions between checks of the cancel flag and the budget. */
@@ -468,14 +474,14 @@ static bool pto_tile_op(struct pto_run *r, const struct pto_insn *in)
 }
 
 /*
- * PUSH or POP. On a full or empty ring the unit parks (pto_ring.c) and,
+ * PUSH or POP. On a full or empty ring the unit parks (pto_xring.c) and,
  * once released, runs this instruction again.
  */
 static bool pto_ring(struct pto_run *r, const struct pto_insn *in, u32 pc)
 {
 	u32 reg = in->op == PTO_OP_PUSH ? in->a : in->dst;
 	const struct pto_tile_layout *t = &r->k->tiles[reg];
-	s32 st = pto_ring_op(r->task, r->block, r->core, r->part - 1,
+	s32 st = pto_xring_op(r->task, r->block, r->core, r->part - 1,
 			     in->op == PTO_OP_PUSH, pto_tile(r, reg), t->rows,
 			     t->cols * t->esize);
 
@@ -836,7 +842,7 @@ bool pto_exec_unit(struct pto_core *core, struct pto_task *task, u32 unit,
 	res->detail = 0;
 	r->core = core;
 	r->task = task;
-	r->k = task->kern[core->type == PTO_CORE_AIC];
+	r->k = task->kern[pto_type_cidx(core->type)];
 	r->block = unit / task->nparts;
 	r->part = unit % task->nparts;
 	if (task->rings)
@@ -847,7 +853,7 @@ bool pto_exec_unit(struct pto_core *core, struct pto_task *task, u32 unit,
 	r->local = core->local;
 	r->budget = task->queue->work_budget;
 	/* pto_core_run() read the clock as the unit started. */
-	r->flush_at = task->blocks[unit].ts[PTO_TS_START] + PTO_QUANTUM_NS;
+	r->flush_at = task->recs[unit].ts[PTO_TS_START] + PTO_QUANTUM_NS;
 	if (unlikely(atomic_dec_if_positive(&core->pdev->inject_hang) >= 0))
 		pto_hang(r);
 	else

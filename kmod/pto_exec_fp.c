@@ -20,7 +20,7 @@
 #include <asm/fpu/api.h>
 #include <kunit/visibility.h>
 
-#include "pto_task.h"
+#include "pto_exec.h"
 
 #define PTO_FP_CHUNK 2048
 

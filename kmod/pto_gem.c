@@ -18,8 +18,7 @@
 #include <linux/dma-resv.h>
 #include <linux/iosys-map.h>
 
-#include "pto_drv.h"
-#include "pto_task.h"
+#include "pto_gem.h"
 
 struct pto_gm_account *pto_gm_account_alloc(void)
 {

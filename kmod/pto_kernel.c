@@ -20,7 +20,7 @@
 
 #include <drm/drm_file.h>
 
-#include "pto_task.h"
+#include "pto_kernel.h"
 
 struct pto_vctx {
 	const struct pto_topology *topo;

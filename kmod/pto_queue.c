@@ -28,7 +28,13 @@
 #include <drm/drm_gem.h>
 #include <drm/drm_syncobj.h>
 
-#include "pto_task.h"
+#include "pto_exec.h"
+#include "pto_gem.h"
+#include "pto_kernel.h"
+#include "pto_queue.h"
+#include "pto_sched.h"
+#include "pto_task_mem.h"
+#include "pto_xring.h"
 #include "pto_trace.h"
 
 #define PTO_TENSOR_ARG_SIZE sizeof(struct drm_pto_npu_tensor_arg)
@@ -157,7 +163,7 @@ static bool pto_post(struct pto_queue *q, struct pto_task *t)
 		u32 b = t->posted;
 		struct drm_pto_npu_cqe *cqe = &q->cq[q->cq_tail & (q->cq_entries - 1)];
 
-		pto_fill_cqe(cqe, t, t->any_ran ? &t->blocks[b] : NULL,
+		pto_fill_cqe(cqe, t, t->any_ran ? &t->recs[b] : NULL,
 			     b / t->nparts, b == total - 1);
 		q->cq_tail++;
 		t->posted++;
@@ -339,7 +345,7 @@ static struct pto_task *pto_task_alloc(struct pto_ctx *ctx,
 	p += ns * sizeof(s64);
 	t->edges = (struct pto_edge *)p;
 	p += nd * sizeof(struct pto_edge);
-	t->blocks = (struct pto_unit_rec *)p;
+	t->recs = (struct pto_unit_rec *)p;
 
 	t->ctx = ctx;
 	t->queue = q;
@@ -433,7 +439,7 @@ static int pto_resolve_hard_sync(struct pto_task *t,
 	u32 ti;
 	bool hard = false;
 
-	for (ti = 0; ti < 2; ti++) {
+	for (ti = 0; ti < PTO_NUM_CIDX; ti++) {
 		if (!t->kern[ti] || !t->kern[ti]->hard_sync)
 			continue;
 		hard = true;
@@ -454,13 +460,13 @@ static int pto_resolve_hard_sync(struct pto_task *t,
 static int pto_resolve_kernels(struct pto_device *pdev, struct pto_task *t,
 			       const struct drm_pto_npu_sqe *e)
 {
-	u32 handles[2] = { e->kernel_aiv, e->kernel_aic };
+	u32 handles[PTO_NUM_CIDX] = { e->kernel_aiv, e->kernel_aic };
 	bool mix = e->kernel_aiv && e->kernel_aic;
 	u32 ti, holds;
 
 	if (!e->kernel_aiv && !e->kernel_aic)
 		return pto_refuse(t, DRM_PTO_NPU_REASON_KERNEL, 0);
-	for (ti = 0; ti < 2; ti++) {
+	for (ti = 0; ti < PTO_NUM_CIDX; ti++) {
 		struct pto_kernel *k;
 
 		if (!handles[ti])
@@ -469,7 +475,7 @@ static int pto_resolve_kernels(struct pto_device *pdev, struct pto_task *t,
 		if (!k)
 			return pto_refuse(t, DRM_PTO_NPU_REASON_KERNEL, ti);
 		t->kern[ti] = k;
-		if (k->core_type != (ti ? PTO_CORE_AIC : PTO_CORE_AIV))
+		if (k->core_type != pto_cidx_core_type(ti))
 			return pto_refuse(t, DRM_PTO_NPU_REASON_KERNEL_TYPE, ti);
 		if (e->num_tensors < k->num_tensor_args ||
 		    e->num_scalars < k->num_scalar_args)
@@ -482,7 +488,7 @@ static int pto_resolve_kernels(struct pto_device *pdev, struct pto_task *t,
 	if (mix && pto_resolve_ring(pdev, t, e))
 		return -EINVAL;
 	/* Cores (clusters for a mixed task) the device holds at once. */
-	holds = pdev->sched->ncores[mix ? PTO_TASK_AIC : e->kernel_aiv ? 0 : 1];
+	holds = pdev->sched->ncores[mix || !e->kernel_aiv ? PTO_AIC : PTO_AIV];
 	/* HardSyncallOccupancy first: it names the more specific rule. */
 	if (pto_resolve_hard_sync(t, e, mix, holds))
 		return -EINVAL;
@@ -496,7 +502,7 @@ static u8 pto_arg_dtype(const struct pto_task *t, u32 i)
 {
 	u32 ti;
 
-	for (ti = 0; ti < 2; ti++)
+	for (ti = 0; ti < PTO_NUM_CIDX; ti++)
 		if (t->kern[ti] && t->kern[ti]->arg_dtype[i])
 			return t->kern[ti]->arg_dtype[i];
 	return 0;
@@ -1007,4 +1013,28 @@ void pto_queues_release(struct pto_ctx *ctx)
 void *pto_ctx_scratch_alloc(void)
 {
 	return kmalloc(PTO_SCRATCH_SIZE, GFP_KERNEL);
+}
+
+/* Signal a completed task's submission's fence and post its CQEs (or hold them). */
+void pto_queue_post(struct pto_task *task, struct list_head *freeable)
+{
+	pto_batch_retire(task->batch,
+			 task->status != DRM_PTO_NPU_STATUS_OK &&
+			 task->status != DRM_PTO_NPU_STATUS_SKIPPED);
+	pto_queue_task_done(task, freeable);
+}
+
+/**
+ * pto_queue_post_list - post the completions a worker left for later
+ * @post: completed tasks, linked by held_link
+ * @freeable: out: tasks fully retired, to free outside the scheduler lock
+ */
+void pto_queue_post_list(struct list_head *post, struct list_head *freeable)
+{
+	struct pto_task *task, *tmp;
+
+	list_for_each_entry_safe(task, tmp, post, held_link) {
+		list_del_init(&task->held_link);
+		pto_queue_post(task, freeable);
+	}
 }

@@ -29,7 +29,9 @@
 #include <linux/string.h>
 #include <kunit/visibility.h>
 
-#include "pto_task.h"
+#include "pto_barrier.h"
+#include "pto_sched.h"
+#include "pto_xring.h"
 
 static u8 *pto_slot(const struct pto_xring_set *set, u32 part, bool c2v,
 		    u32 index)
@@ -136,7 +138,7 @@ VISIBLE_IF_KUNIT int pto_xring_try_pop(struct pto_xring_set *set, bool to_aic,
 EXPORT_SYMBOL_IF_KUNIT(pto_xring_try_pop);
 
 /**
- * pto_ring_op - PUSH or POP for a running unit
+ * pto_xring_op - PUSH or POP for a running unit
  * @task: the mixed task
  * @block: block index
  * @core: the unit's core (the block's AIC, or AIV @part)
@@ -151,7 +153,7 @@ EXPORT_SYMBOL_IF_KUNIT(pto_xring_try_pop);
  * _TIMEOUT (the other side has ended, so the ring can never move) or
  * _CANCELLED.
  */
-s32 pto_ring_op(struct pto_task *task, u32 block, struct pto_core *core,
+s32 pto_xring_op(struct pto_task *task, u32 block, struct pto_core *core,
 		u32 part, bool push, u8 *tile, u32 rows, u32 row_bytes)
 {
 	struct pto_xring_set *set = &task->rings[block];
@@ -186,7 +188,7 @@ s32 pto_ring_op(struct pto_task *task, u32 block, struct pto_core *core,
 }
 
 /**
- * pto_ring_side_done - a block's AIC or AIV part has ended
+ * pto_xring_side_done - a block's AIC or AIV part has ended
  * @s: scheduler, locked
  * @task: the mixed task
  * @block: block index
@@ -195,7 +197,7 @@ s32 pto_ring_op(struct pto_task *task, u32 block, struct pto_core *core,
  *
  * Its peers parked on the set retry, and find they can never complete.
  */
-void pto_ring_side_done(struct pto_sched *s, struct pto_task *task, u32 block,
+void pto_xring_side_done(struct pto_sched *s, struct pto_task *task, u32 block,
 			bool aic, u32 part)
 {
 	struct pto_xring_set *set = &task->rings[block];
@@ -213,11 +215,11 @@ void pto_ring_side_done(struct pto_sched *s, struct pto_task *task, u32 block,
 }
 
 /**
- * pto_ring_release_task - take every ring waiter of a task
+ * pto_xring_release_task - take every ring waiter of a task
  * @task: the task (its xlock held)
  * @release: out: the waiters' cores, by park_link
  */
-void pto_ring_release_task(struct pto_task *task, struct list_head *release)
+void pto_xring_release_task(struct pto_task *task, struct list_head *release)
 {
 	u32 b;
 
@@ -227,7 +229,7 @@ void pto_ring_release_task(struct pto_task *task, struct list_head *release)
 }
 
 /**
- * pto_ring_scan_stalled - the watchdog's look at a task's rings
+ * pto_xring_scan_stalled - the watchdog's look at a task's rings
  * @task: the task (its xlock held)
  * @now: CLOCK_MONOTONIC ns
  * @timeout: no-progress timeout, ns
@@ -236,7 +238,7 @@ void pto_ring_release_task(struct pto_task *task, struct list_head *release)
  *
  * Return: whether any unit still waits on one of the task's rings.
  */
-bool pto_ring_scan_stalled(struct pto_task *task, u64 now, u64 timeout,
+bool pto_xring_scan_stalled(struct pto_task *task, u64 now, u64 timeout,
 			   bool moved, struct list_head *stalled)
 {
 	bool waiting = false;

@@ -15,7 +15,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
-#include "../pto_task.h"
+#include "../pto_exec.h"
 
 #define PTO_FPT_MAX 4200	/* past two 2048-element chunks */
 #define PTO_FPT_CANARY 0xdeadbeef

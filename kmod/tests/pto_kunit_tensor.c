@@ -11,6 +11,7 @@
 #include <linux/limits.h>
 #include <linux/string.h>
 
+#include "../pto_exec.h"
 #include "../pto_task.h"
 
 #define LAYOUT DRM_PTO_NPU_REASON_TENSOR_LAYOUT

@@ -12,7 +12,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
-#include "../pto_task.h"
+#include "../pto_kernel.h"
 
 static const struct pto_topology pto_vtopo = {
 	.clusters = 24,

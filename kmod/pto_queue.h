@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Copyright (C) 2026 pto-npu authors */
+#ifndef __PTO_QUEUE_H__
+#define __PTO_QUEUE_H__
+
+#include <linux/atomic.h>
+#include <linux/list.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+
+#include "pto_drv.h"
+
+struct pto_batch;
+struct pto_task;
+
+/**
+ * struct pto_queue - a dispatch queue
+ * @ctx: owning context
+ * @id: queue id in the context
+ * @ring: ring memory (header, SQ, CQ), mapped by user space too
+ * @hdr: ring header in @ring
+ * @sq: SQ slot 0
+ * @cq: CQE 0
+ * @sq_slots: SQ slots (power of two)
+ * @cq_entries: CQ entries (power of two)
+ * @sq_head: kernel's copy of slots taken (context's submit_lock)
+ * @cq_lock: CQ tail and @held
+ * @cq_tail: kernel's copy of CQEs posted
+ * @held: completed tasks waiting for CQ space
+ * @live: tasks of this queue whose CQEs are not all posted
+ * @waiters: threads in QUEUE_WAIT on this queue
+ * @work_budget: instructions each unit of its tasks may execute
+ */
+struct pto_queue {
+	struct pto_ctx *ctx;
+	u32 id;
+	struct pto_bo *ring;
+	struct drm_pto_npu_ring_header *hdr;
+	u8 *sq;
+	struct drm_pto_npu_cqe *cq;
+	u32 sq_slots;
+	u32 cq_entries;
+	u32 sq_head;
+	spinlock_t cq_lock;	/* CQ tail and held list */
+	u32 cq_tail;
+	struct list_head held;
+	atomic_t live;
+	atomic_t waiters;
+	u64 work_budget;
+};
+
+
+void pto_queue_task_done(struct pto_task *task, struct list_head *freeable);
+void pto_queue_post(struct pto_task *task, struct list_head *freeable);
+void pto_queue_post_list(struct list_head *post, struct list_head *freeable);
+void pto_queues_release(struct pto_ctx *ctx);
+void pto_batch_retire(struct pto_batch *b, bool failed);
+void *pto_ctx_scratch_alloc(void);
+void pto_queues_drop_held(struct pto_ctx *ctx);
+int pto_ioctl_queue_create(struct drm_device *drm, void *data,
+			   struct drm_file *file);
+int pto_ioctl_queue_destroy(struct drm_device *drm, void *data,
+			    struct drm_file *file);
+int pto_ioctl_queue_submit(struct drm_device *drm, void *data,
+			   struct drm_file *file);
+int pto_ioctl_queue_wait(struct drm_device *drm, void *data,
+			 struct drm_file *file);
+__poll_t pto_queues_poll(struct pto_ctx *ctx);
+
+#endif /* __PTO_QUEUE_H__ */
