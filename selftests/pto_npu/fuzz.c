@@ -20,702 +20,21 @@
  * PTO_FUZZ_ITERS (default FZ_DEFAULT_ITERS; each test scales it). Figures
  * are printed as TAP comments: "# fuzz: QUEUE_SUBMIT 123 calls, 0 unexpected".
  *
+ * This file holds the tests and their fixture; the helpers are in fuzz/
+ * (fuzz/fuzz.h says which file has what), linked into the same binary.
+ *
  * Copyright (C) 2026 pto-npu authors
  */
 #include <pthread.h>
-#include <stdarg.h>
-#include <stdbool.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #define PTO_TEST_LIBPTO
 #include "pto_test.h"
 
-#define FZ_DEFAULT_SEED 0x5eed2026ull
-#define FZ_DEFAULT_ITERS 600
-
-#define FZ_N(a) (sizeof(a) / sizeof((a)[0]))
-
-/* Device timeout while the fuzzer runs kernels that may never end. */
-#define FZ_TIMEOUT_MS 200
-/* Work budget of the fuzzer's queues: random kernels that never end. */
-#define FZ_WORK_BUDGET (1u << 20)
-/* How long any batch of fuzz tasks may take to drain. */
-#define FZ_DRAIN_NS PTO_TEST_SEC(120)
-/* Live objects the fuzzer keeps per pool. */
-#define FZ_POOL 64
-/* Bytes of the good-memory area the broken pointers are carved around. */
-#define FZ_RW_PAGES 32
-/* The user_data of untouched entries: must complete with STATUS_OK. */
-#define FZ_PRISTINE 0xc0ffee4200000000ull
-#define FZ_PRISTINE_MASK 0xffffffff00000000ull
-/* An untouched entry the kernel took, left in the ring (fz_q_unmark()). */
-#define FZ_STALE 0x5ea1ed4200000000ull
-/* Largest buffer the fuzzer maps (see fz_one_mmap()). */
-#define FZ_MMAP_MAX (16u << 20)
-/* Iterations from which the slow cases (the largest launch) run too. */
-#define FZ_LONG_ITERS 5000
-/* Tensor arguments of one task (the uapi's cap). */
-#define FZ_TENSORS 16
-/* First unexpected results printed per test. */
-#define FZ_PRINT_MAX 20
-
-/* ------------------------------------------------------------ config */
-
-static uint64_t fz_env(const char *name, uint64_t dflt)
-{
-	const char *s = getenv(name);
-
-	return s && *s ? strtoull(s, NULL, 0) : dflt;
-}
-
-static uint64_t fz_seed(void)
-{
-	return fz_env("PTO_FUZZ_SEED", FZ_DEFAULT_SEED);
-}
-
-static unsigned long fz_iters(void)
-{
-	return (unsigned long)fz_env("PTO_FUZZ_ITERS", FZ_DEFAULT_ITERS);
-}
-
-/* ------------------------------------------------------------ random */
-
-struct fz_rng {
-	uint64_t s;
-};
-
-static uint64_t fz_next(struct fz_rng *r)
-{
-	uint64_t z = (r->s += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
-static uint32_t fz_below(struct fz_rng *r, uint32_t n)
-{
-	return n ? (uint32_t)(fz_next(r) % n) : 0;
-}
-
-static bool fz_pct(struct fz_rng *r, unsigned int pct)
-{
-	return fz_below(r, 100) < pct;
-}
-
-/* Each test draws from a stream of its own: seed and test name. */
-static void fz_rng_init(struct fz_rng *r, const char *name)
-{
-	uint64_t h = 1469598103934665603ull;
-
-	for (; *name; name++)
-		h = (h ^ (uint8_t)*name) * 1099511628211ull;
-	r->s = fz_seed() ^ h;
-}
-
-/* An integer from the edges fuzzers like, powers of two, small or random. */
-static uint64_t fz_int(struct fz_rng *r)
-{
-	static const uint64_t edge[] = {
-		0, 1, 2, 3, 7, 8, 15, 16, 17, 31, 32, 63, 64, 255, 256,
-		4095, 4096, 4097, 65535, 65536, 0x7fffffff, 0x80000000,
-		0xffffffff, 0x100000000ull, 0x7fffffffffffffffull,
-		0x8000000000000000ull, UINT64_MAX - 1, UINT64_MAX,
-	};
-	uint64_t v;
-
-	switch (fz_below(r, 5)) {
-	case 0:
-		return edge[fz_below(r, FZ_N(edge))];
-	case 1:
-		v = 1ull << fz_below(r, 64);
-		return v + (uint64_t)(int64_t)(fz_below(r, 3) - 1);
-	case 2:
-		return fz_below(r, 64);
-	case 3:
-		return (uint64_t)-(int64_t)fz_below(r, 64);
-	default:
-		return fz_next(r);
-	}
-}
-
-static void fz_bytes(struct fz_rng *r, void *p, size_t n)
-{
-	uint8_t *b = p;
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		b[i] = (uint8_t)fz_next(r);
-}
-
-/* Flip 1..8 random bits of @n bytes. */
-static void fz_flip(struct fz_rng *r, void *p, size_t n)
-{
-	uint32_t k = 1 + fz_below(r, 8), i;
-	uint8_t *b = p;
-
-	for (i = 0; i < k && n; i++)
-		b[fz_below(r, (uint32_t)n)] ^= (uint8_t)(1u << fz_below(r, 8));
-}
-
-/* ------------------------------------------------------------ stats */
-
-enum fz_op {
-	FZ_QUERY,
-	FZ_BO_CREATE,
-	FZ_BO_INFO,
-	FZ_GEM_CLOSE,
-	FZ_MMAP,
-	FZ_PRIME,
-	FZ_KERNEL_CREATE,
-	FZ_KERNEL_DESTROY,
-	FZ_QUEUE_CREATE,
-	FZ_QUEUE_DESTROY,
-	FZ_QUEUE_SUBMIT,
-	FZ_QUEUE_WAIT,
-	FZ_SYNCOBJ,
-	FZ_RAW_IOCTL,
-	FZ_SQE,
-	FZ_CQE,
-	FZ_TASK_RUN,
-	FZ_GM_GUARD,
-	FZ_NOPS,
-};
-
-static const char *const fz_op_names[FZ_NOPS] = {
-	[FZ_QUERY] = "QUERY",
-	[FZ_BO_CREATE] = "BO_CREATE",
-	[FZ_BO_INFO] = "BO_INFO",
-	[FZ_GEM_CLOSE] = "GEM_CLOSE",
-	[FZ_MMAP] = "mmap",
-	[FZ_PRIME] = "PRIME",
-	[FZ_KERNEL_CREATE] = "KERNEL_CREATE",
-	[FZ_KERNEL_DESTROY] = "KERNEL_DESTROY",
-	[FZ_QUEUE_CREATE] = "QUEUE_CREATE",
-	[FZ_QUEUE_DESTROY] = "QUEUE_DESTROY",
-	[FZ_QUEUE_SUBMIT] = "QUEUE_SUBMIT",
-	[FZ_QUEUE_WAIT] = "QUEUE_WAIT",
-	[FZ_SYNCOBJ] = "SYNCOBJ",
-	[FZ_RAW_IOCTL] = "raw ioctl",
-	[FZ_SQE] = "SQ entries",
-	[FZ_CQE] = "CQEs",
-	[FZ_TASK_RUN] = "fuzzed kernels run",
-	[FZ_GM_GUARD] = "GM guard checks",
-};
-
-/* When the test started. */
-static int64_t fz_t0;
-
-/* Per test process (the harness forks each test); threads add atomically. */
-static unsigned long fz_calls[FZ_NOPS], fz_bad[FZ_NOPS], fz_printed;
-
-static void fz_count(enum fz_op op)
-{
-	__atomic_fetch_add(&fz_calls[op], 1, __ATOMIC_RELAXED);
-}
-
-static __attribute__((format(printf, 2, 3))) void
-fz_unexpected(enum fz_op op, const char *fmt, ...)
-{
-	va_list ap;
-
-	__atomic_fetch_add(&fz_bad[op], 1, __ATOMIC_RELAXED);
-	if (__atomic_fetch_add(&fz_printed, 1, __ATOMIC_RELAXED) >= FZ_PRINT_MAX)
-		return;
-	printf("# fuzz: UNEXPECTED %s: ", fz_op_names[op]);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-}
-
-/* Errnos each call may fail with besides success (zero-terminated). */
-static const int E_QUERY[] = { EINVAL, EFAULT, 0 };
-static const int E_BO_CREATE[] = { EINVAL, ENOSPC, ENOMEM, 0 };
-static const int E_BO_INFO[] = { EINVAL, ENOENT, ENOMEM, 0 };
-static const int E_GEM_CLOSE[] = { EINVAL, ENOENT, 0 };
-static const int E_MMAP[] = { EINVAL, EACCES, ENOMEM, EPERM, EOVERFLOW, 0 };
-static const int E_PRIME[] = { EINVAL, ENOENT, EBADF, ENOMEM, EOPNOTSUPP, 0 };
-static const int E_KCREATE[] = { EINVAL, EFAULT, E2BIG, ENOSPC, ENOMEM, 0 };
-static const int E_KDESTROY[] = { EINVAL, ENOENT, 0 };
-static const int E_QCREATE[] = { EINVAL, ENOSPC, ENOMEM, 0 };
-static const int E_QDESTROY[] = { EINVAL, ENOENT, EBUSY, 0 };
-static const int E_SUBMIT[] = { EINVAL, ENOENT, ENOMEM, 0 };
-static const int E_WAIT[] = { EINVAL, ENOENT, ETIME, EINTR, 0 };
-static const int E_SYNCOBJ[] = { EINVAL, ENOENT, ETIME, EFAULT, ENOMEM,
-				 EBUSY, EOPNOTSUPP, 0 };
-static const int E_RAW[] = { EINVAL, EFAULT, ENOENT, EBUSY, 0 };
-
-/* Count a call returning @ret (0 or -errno); false if the errno is not in @ok. */
-static bool fz_note(enum fz_op op, int ret, const int *ok, const char *what)
-{
-	fz_count(op);
-	if (!ret)
-		return true;
-	for (; *ok; ok++)
-		if (-ret == *ok)
-			return true;
-	fz_unexpected(op, "%s: %s (%d)", what, strerror(-ret), ret);
-	return false;
-}
-
-/* A call that must have failed with @want (or any listed error if 0). */
-static void fz_must_fail(enum fz_op op, int ret, int want, const char *what)
-{
-	if (!ret || (want && ret != -want))
-		fz_unexpected(op, "%s: got %d, want %d", what, ret, -want);
-}
-
-static void fz_must_pass(enum fz_op op, int ret, const char *what)
-{
-	if (ret)
-		fz_unexpected(op, "%s: %s, want success", what, strerror(-ret));
-}
-
-static unsigned long fz_report(void)
-{
-	unsigned long total = 0;
-	int i;
-
-	for (i = 0; i < FZ_NOPS; i++) {
-		if (!fz_calls[i] && !fz_bad[i])
-			continue;
-		printf("# fuzz: %s %lu calls, %lu unexpected\n", fz_op_names[i],
-		       fz_calls[i], fz_bad[i]);
-		total += fz_bad[i];
-	}
-	fflush(stdout);
-	return total;
-}
-
-/* ------------------------------------------------------------ raw ioctls */
-
-static int fz_ioctl(int fd, unsigned long req, void *arg)
-{
-	return pto_test_ret(drmIoctl(fd, req, arg));
-}
-
-static int fz_kernel_create(int fd, uint32_t core, const struct pto_insn *p,
-			    uint32_t n, const struct pto_tile_decl *t,
-			    uint32_t nt, uint32_t *handle)
-{
-	struct drm_pto_npu_kernel_create c = {
-		.insns = (uintptr_t)p, .tiles = (uintptr_t)t, .num_insns = n,
-		.num_tiles = nt, .core_type = core,
-	};
-	int ret = fz_ioctl(fd, DRM_IOCTL_PTO_NPU_KERNEL_CREATE, &c);
-
-	if (!ret)
-		*handle = c.handle;
-	return ret;
-}
-
-static int fz_kernel_destroy(int fd, uint32_t handle)
-{
-	struct drm_pto_npu_kernel_destroy d = { .handle = handle };
-
-	return fz_ioctl(fd, DRM_IOCTL_PTO_NPU_KERNEL_DESTROY, &d);
-}
-
-static int fz_counters(int fd, struct drm_pto_npu_counters *c)
-{
-	return pto_test_query(fd, DRM_PTO_NPU_QUERY_COUNTERS, c, sizeof(*c));
-}
-
-/* ------------------------------------------------------------ user memory */
-
-/* The last fz_uptr() ran into the PROT_NONE page part way (a write may fit). */
-static bool fz_partial;
-
-/*
- * Memory the broken pointers are made of: FZ_RW_PAGES good pages, then a
- * PROT_NONE page, then a read-only page; plus a range that was unmapped.
- */
-struct fz_mem {
-	size_t page;
-	uint8_t *rw;
-	uint8_t *none;
-	uint8_t *ro;
-	uint8_t *gone;
-};
-
-static int fz_mem_init(struct fz_mem *m)
-{
-	size_t page = pto_test_page_size();
-	uint8_t *p = mmap(NULL, (FZ_RW_PAGES + 2) * page, PROT_READ | PROT_WRITE,
-			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	if (p == MAP_FAILED)
-		return -errno;
-	m->page = page;
-	m->rw = p;
-	m->none = p + FZ_RW_PAGES * page;
-	m->ro = m->none + page;
-	if (mprotect(m->none, page, PROT_NONE) || mprotect(m->ro, page, PROT_READ))
-		return -errno;
-	m->gone = mmap(NULL, page, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (m->gone == MAP_FAILED)
-		return -errno;
-	munmap(m->gone, page);
-	return 0;
-}
-
-/*
- * A user pointer to @len bytes of @good: mostly @good itself, else a copy
- * at an odd address (still good), or a broken pointer: NULL, unmapped,
- * PROT_NONE, read-only (broken for @write), kernel, non-canonical, random,
- * or a copy that runs into the PROT_NONE page. *@bad is set only when the
- * kernel surely cannot access all @len bytes.
- */
-/* No mapping at [@p, @p + @len) (page aligned) any more. */
-static bool fz_unmapped(void *p, size_t len)
-{
-	unsigned char v[1];
-
-	return len <= (size_t)sysconf(_SC_PAGESIZE) && mincore(p, len, v) &&
-	       errno == ENOMEM;
-}
-
-static uint64_t fz_uptr(struct fz_rng *r, struct fz_mem *m, const void *good,
-			size_t len, bool write, bool *bad)
-{
-	size_t room = FZ_RW_PAGES * m->page, cut;
-	uint8_t *p;
-
-	*bad = false;
-	fz_partial = false;
-	if (fz_pct(r, 80))
-		return (uintptr_t)good;
-	switch (fz_below(r, 9)) {
-	case 0:
-		*bad = len > 0;
-		return 0;
-	case 1:
-		/* Unmapped at setup, but a later mmap() may have taken it. */
-		*bad = len > 0 && fz_unmapped(m->gone, m->page);
-		return (uintptr_t)m->gone + fz_below(r, (uint32_t)m->page);
-	case 2:
-		*bad = len > 0;
-		return (uintptr_t)m->none + fz_below(r, (uint32_t)m->page);
-	case 3:
-		*bad = write && len > 0;
-		return (uintptr_t)m->ro;
-	case 4:
-		*bad = len > 0;
-		return 0xffffffffff000000ull + fz_below(r, 0x1000);
-	case 5:
-		*bad = len > 0;
-		return 0x8000000000000000ull | fz_next(r);
-	case 6:
-		return fz_next(r);
-	case 7:
-		if (len + 1 > room)
-			return (uintptr_t)good;
-		p = m->rw + 1 + fz_below(r, 7);
-		if (good)
-			memcpy(p, good, len);
-		return (uintptr_t)p;
-	default:
-		/* The last @cut bytes fall into the PROT_NONE page. */
-		if (!len || len > room)
-			return (uintptr_t)good;
-		cut = 1 + fz_below(r, (uint32_t)len);
-		p = m->none - len + cut;
-		if (good)
-			memcpy(p, good, len - cut);
-		*bad = true;
-		fz_partial = true;
-		return (uintptr_t)p;
-	}
-}
-
-/* ------------------------------------------------------------ queues */
-
-struct fz_q {
-	struct drm_pto_npu_queue_create c;
-	uint8_t *map;
-	struct drm_pto_npu_ring_header *hdr;
-	uint8_t *sq;
-	struct drm_pto_npu_cqe *cq;
-	uint32_t tail;
-	uint32_t head;
-	bool scribbled;
-};
-
-static int fz_q_open_budget(int fd, uint32_t sq, uint32_t cq, uint64_t budget,
-			    struct fz_q *q)
-{
-	int ret;
-
-	memset(q, 0, sizeof(*q));
-	q->c.sq_slots = sq;
-	q->c.cq_entries = cq;
-	q->c.work_budget = budget;
-	ret = fz_ioctl(fd, DRM_IOCTL_PTO_NPU_QUEUE_CREATE, &q->c);
-	if (ret)
-		return ret;
-	q->map = mmap(NULL, q->c.ring_size, PROT_READ | PROT_WRITE, MAP_SHARED,
-		      fd, (off_t)q->c.mmap_offset);
-	if (q->map == MAP_FAILED) {
-		q->map = NULL;
-		return -errno;
-	}
-	q->hdr = (struct drm_pto_npu_ring_header *)q->map;
-	q->sq = q->map + q->c.sq_offset;
-	q->cq = (struct drm_pto_npu_cqe *)(q->map + q->c.cq_offset);
-	return 0;
-}
-
-/* Random kernels that never end stop after FZ_WORK_BUDGET instructions. */
-static int fz_q_open(int fd, uint32_t sq, uint32_t cq, struct fz_q *q)
-{
-	return fz_q_open_budget(fd, sq, cq, FZ_WORK_BUDGET, q);
-}
-
-/* Unmaps, destroys, closes the ring handle. Returns QUEUE_DESTROY's result. */
-static int fz_q_close(int fd, struct fz_q *q)
-{
-	struct drm_pto_npu_queue_destroy d = { .queue_id = q->c.queue_id };
-	int ret;
-
-	if (q->map)
-		munmap(q->map, q->c.ring_size);
-	q->map = NULL;
-	ret = fz_ioctl(fd, DRM_IOCTL_PTO_NPU_QUEUE_DESTROY, &d);
-	pto_test_gem_close(fd, q->c.handle);
-	return ret;
-}
-
-static uint32_t fz_q_sq_head(const struct fz_q *q)
-{
-	return __atomic_load_n(&q->hdr->sq_head, __ATOMIC_ACQUIRE);
-}
-
-static bool fz_q_room(const struct fz_q *q, uint32_t n)
-{
-	return q->tail - fz_q_sq_head(q) + n <= q->c.sq_slots;
-}
-
-/* Writes @n slots of @e at our tail and publishes them. */
-static void fz_q_push(struct fz_q *q, const void *e, uint32_t n)
-{
-	uint32_t i, mask = q->c.sq_slots - 1;
-
-	for (i = 0; i < n; i++)
-		memcpy(q->sq + ((q->tail + i) & mask) * DRM_PTO_NPU_SQ_SLOT_SIZE,
-		       (const uint8_t *)e + i * DRM_PTO_NPU_SQ_SLOT_SIZE,
-		       DRM_PTO_NPU_SQ_SLOT_SIZE);
-	q->tail += n;
-	__atomic_store_n(&q->hdr->sq_tail, q->tail, __ATOMIC_RELEASE);
-}
-
-/*
- * Entries the kernel has taken stay in the SQ's memory, and a scribbled
- * tail may hand them in again, cut short or twice: such a rerun is fuzz,
- * not an untouched entry. With nothing pending, mark every header there
- * as stale.
- */
-static void fz_q_unmark(struct fz_q *q)
-{
-	uint32_t i;
-
-	for (i = 0; i < q->c.sq_slots; i++) {
-		struct drm_pto_npu_sqe *e = (void *)(q->sq + (size_t)i *
-						     DRM_PTO_NPU_SQ_SLOT_SIZE);
-
-		if ((e->user_data & FZ_PRISTINE_MASK) == FZ_PRISTINE)
-			e->user_data = FZ_STALE | (e->user_data & ~FZ_PRISTINE_MASK);
-	}
-}
-
-/* After a doorbell with a scribbled header: our indices back in the ring. */
-static void fz_q_resync(struct fz_q *q)
-{
-	uint32_t h = fz_q_sq_head(q);
-
-	/* The kernel may have taken stale slots past our tail. */
-	if ((int32_t)(h - q->tail) > 0)
-		q->tail = h;
-	q->hdr->cq_head = q->head;
-	__atomic_store_n(&q->hdr->sq_tail, q->tail, __ATOMIC_RELEASE);
-}
-
-static int fz_q_doorbell(int fd, struct fz_q *q, uint32_t syncobj,
-			 uint64_t point, uint32_t *consumed, uint64_t *first)
-{
-	struct drm_pto_npu_queue_submit s = {
-		.queue_id = q->c.queue_id, .syncobj = syncobj,
-		.syncobj_point = point,
-	};
-	int ret = fz_ioctl(fd, DRM_IOCTL_PTO_NPU_QUEUE_SUBMIT, &s);
-
-	if (consumed)
-		*consumed = s.consumed;
-	if (first)
-		*first = s.first_task_id;
-	return ret;
-}
-
-/* Checks of every CQE read. */
-struct fz_cqe_seen {
-	unsigned long cqes;
-	unsigned long lasts;
-	unsigned long pristine;
-	unsigned long status[DRM_PTO_NPU_STATUS_WORK_BUDGET + 1];
-	/* Callback per LAST CQE, may be NULL. */
-	void (*last)(void *arg, const struct drm_pto_npu_cqe *c);
-	void *arg;
-};
-
-static void fz_check_cqe(const struct drm_pto_npu_cqe *c, struct fz_cqe_seen *s)
-{
-	bool last = c->flags & DRM_PTO_NPU_CQE_F_LAST;
-
-	fz_count(FZ_CQE);
-	s->cqes++;
-	if (c->status < 0 || c->status > DRM_PTO_NPU_STATUS_WORK_BUDGET) {
-		fz_unexpected(FZ_CQE, "task %llu: status %d",
-			      (unsigned long long)c->task_id, c->status);
-		return;
-	}
-	if (c->flags & ~(uint32_t)(DRM_PTO_NPU_CQE_F_LAST | DRM_PTO_NPU_CQE_F_RAN |
-				   DRM_PTO_NPU_CQE_F_STAGED))
-		fz_unexpected(FZ_CQE, "task %llu: flags 0x%x",
-			      (unsigned long long)c->task_id, c->flags);
-	if (c->core_type > PTO_CORE_AIC)
-		fz_unexpected(FZ_CQE, "task %llu: core_type %u",
-			      (unsigned long long)c->task_id, c->core_type);
-	if (!last) {
-		if (c->reason)
-			fz_unexpected(FZ_CQE, "task %llu: reason %u on a non-LAST CQE",
-				      (unsigned long long)c->task_id, c->reason);
-		return;
-	}
-	s->lasts++;
-	s->status[c->status]++;
-	if ((c->status == DRM_PTO_NPU_STATUS_INVALID) != (c->reason != 0) ||
-	    c->reason > DRM_PTO_NPU_REASON_SYNCALL)
-		fz_unexpected(FZ_CQE, "task %llu: status %d with reason %u",
-			      (unsigned long long)c->task_id, c->status, c->reason);
-	if ((c->user_data & FZ_PRISTINE_MASK) == FZ_PRISTINE) {
-		s->pristine++;
-		if (c->status != DRM_PTO_NPU_STATUS_OK)
-			fz_unexpected(FZ_CQE,
-				      "valid entry (task %llu) among fuzzed ones: status %d reason %u detail %llu",
-				      (unsigned long long)c->task_id, c->status,
-				      c->reason, (unsigned long long)c->detail);
-	}
-	if (s->last)
-		s->last(s->arg, c);
-}
-
-static void fz_q_reap(struct fz_q *q, struct fz_cqe_seen *s)
-{
-	uint32_t tail = __atomic_load_n(&q->hdr->cq_tail, __ATOMIC_ACQUIRE);
-
-	/*
-	 * The kernel never posts more than the CQ holds past our head, unless
-	 * we lied about the head: then what was overwritten is lost.
-	 */
-	if (tail - q->head > q->c.cq_entries) {
-		if (!q->scribbled)
-			fz_unexpected(FZ_CQE, "cq_tail %u is %u past cq_head %u (%u entries)",
-				      tail, tail - q->head, q->head, q->c.cq_entries);
-		q->head = tail - q->c.cq_entries;
-	}
-	for (; q->head != tail; q->head++)
-		fz_check_cqe(&q->cq[q->head & (q->c.cq_entries - 1)], s);
-	__atomic_store_n(&q->hdr->cq_head, q->head, __ATOMIC_RELEASE);
-}
-
-/*
- * Ring and wait until every published entry is taken and every task of the
- * queue has posted all its CQEs, checking each. 0, or -ETIME.
- */
-static int fz_q_drain(int fd, struct fz_q *q, struct fz_cqe_seen *s,
-		      int64_t timeout_ns)
-{
-	int64_t deadline = pto_test_now_ns() + timeout_ns;
-
-	/* Undo any scribbling on the header. */
-	q->hdr->cq_head = q->head;
-	__atomic_store_n(&q->hdr->sq_tail, q->tail, __ATOMIC_RELEASE);
-	for (;;) {
-		struct drm_pto_npu_queue_wait w = {
-			.queue_id = q->c.queue_id,
-			.timeout_ns = pto_test_now_ns() + PTO_TEST_MSEC(20),
-		};
-		int ret;
-
-		ret = fz_q_doorbell(fd, q, 0, 0, NULL, NULL);
-		fz_note(FZ_QUEUE_SUBMIT, ret, E_SUBMIT, "drain doorbell");
-		ret = fz_ioctl(fd, DRM_IOCTL_PTO_NPU_QUEUE_WAIT, &w);
-		fz_note(FZ_QUEUE_WAIT, ret, E_WAIT, "drain wait");
-		fz_q_reap(q, s);
-		if (ret == -ETIME && !w.inflight && fz_q_sq_head(q) == q->tail &&
-		    !q->hdr->cq_held &&
-		    __atomic_load_n(&q->hdr->cq_tail, __ATOMIC_ACQUIRE) == q->head) {
-			q->scribbled = false;
-			return 0;
-		}
-		if (pto_test_now_ns() > deadline)
-			return -ETIME;
-	}
-}
-
-/* ------------------------------------------------------------ programs */
-
-#define INSN(o, d, aa, bb, cc, m, f, i)                                       \
-	((struct pto_insn){ .op = (o), .dst = (d), .a = (aa), .b = (bb),      \
-			    .c = (cc), .mode = (m), .flags = (f), .imm = (i) })
-
-/* out[0, j] = in[0, j] * 3 + arg0 for j < 16: g0 in, g1 out (int32). */
-static const struct pto_insn fz_good_prog[] = {
-	INSN(PTO_OP_ARG, 4, 0, 0, 0, 0, 0, 0),
-	INSN(PTO_OP_LDI, 1, 0, 0, 0, 0, 0, 0),
-	INSN(PTO_OP_LOOP, 2, 0, 0, 0, 0, PTO_INSN_F_IMM, 16),
-	INSN(PTO_OP_GLD, 3, 1, 2, 0, 0, 0, 0),
-	INSN(PTO_OP_ALU, 3, 3, 0, 0, PTO_ALU_MUL, PTO_INSN_F_IMM, 3),
-	INSN(PTO_OP_ALU, 3, 3, 4, 0, PTO_ALU_ADD, 0, 0),
-	INSN(PTO_OP_GST, 0, 1, 2, 3, 0, 0, 1),
-	INSN(PTO_OP_ENDLOOP, 0, 0, 0, 0, 0, 0, 0),
-	INSN(PTO_OP_END, 0, 0, 0, 0, 0, 0, 0),
-};
-
-#define FZ_GOOD_ARG 7
-#define FZ_GOOD_COLS 16
-
-static const struct pto_insn fz_end_prog[] = {
-	INSN(PTO_OP_END, 0, 0, 0, 0, 0, 0, 0),
-};
-
-/* An SQ entry with room for the largest body. */
-struct fz_sqe {
-	struct drm_pto_npu_sqe hdr;
-	uint8_t body[(PTO_TEST_SQE_MAX_SLOTS - 1) * DRM_PTO_NPU_SQ_SLOT_SIZE];
-};
-
-/* The good task's entry: in, out int32 [1, 16] in buffers @in and @out. */
-static uint32_t fz_good_entry(struct fz_sqe *e, uint32_t kernel, uint32_t in,
-			      uint32_t out, uint64_t user_data)
-{
-	struct drm_pto_npu_tensor_arg t[2] = {
-		pto_test_targ(in, PTO_ISA_I32, 0, 1, FZ_GOOD_COLS),
-		pto_test_targ(out, PTO_ISA_I32, 0, 1, FZ_GOOD_COLS),
-	};
-	int64_t arg = FZ_GOOD_ARG;
-
-	pto_test_sqe_init((struct pto_test_sqe *)e, kernel, 0, 1, t, 2, &arg, 1,
-			  NULL, 0);
-	e->hdr.user_data = user_data;
-	return e->hdr.num_slots;
-}
+#include "fuzz/fuzz.h"
 
 /*
  * The device still works: a fresh context runs the good task and gets the
@@ -727,14 +46,13 @@ static void fz_sanity(struct __test_metadata *_metadata)
 	uint32_t kernel, in, out, consumed = 0, n;
 	struct drm_pto_npu_memory_info mem;
 	int32_t *pin, *pout;
-	struct fz_sqe e;
+	struct pto_test_sqe e;
 	struct fz_q q;
 	int fd, j;
 
 	fd = pto_test_open();
 	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, fz_kernel_create(fd, PTO_CORE_AIV, fz_good_prog,
-				      FZ_N(fz_good_prog), NULL, 0, &kernel));
+	ASSERT_EQ(0, fz_good_kernel(fd, &kernel));
 	ASSERT_EQ(0, pto_test_bo_create(fd, 4096, &in, NULL));
 	ASSERT_EQ(0, pto_test_bo_create(fd, 4096, &out, NULL));
 	pin = pto_test_bo_mmap(fd, in, NULL);
@@ -767,7 +85,7 @@ static void fz_sanity(struct __test_metadata *_metadata)
 	close(fd);
 }
 
-/* ------------------------------------------------------------ fixture */
+/* ------------------------------------------------------------------ fixture */
 
 FIXTURE(fz)
 {
@@ -870,324 +188,7 @@ static void fz_finish(struct __test_metadata *_metadata, int *fd, int *fd2,
 	fz_finish(_metadata, &self->fd, &self->fd2, self->base_bos,       \
 		  self->base_bytes, &self->cnt0)
 
-/* ------------------------------------------------------------ pools */
-
-struct fz_pool {
-	uint32_t live[FZ_POOL];
-	unsigned int nlive;
-	uint32_t dead[16];
-	unsigned int ndead;
-};
-
-static void fz_pool_add(struct fz_pool *p, uint32_t h)
-{
-	if (p->nlive < FZ_POOL)
-		p->live[p->nlive++] = h;
-}
-
-/* Removes and returns live entry @i. */
-static uint32_t fz_pool_take(struct fz_pool *p, unsigned int i)
-{
-	uint32_t h = p->live[i];
-
-	p->live[i] = p->live[--p->nlive];
-	p->dead[p->ndead++ % FZ_N(p->dead)] = h;
-	return h;
-}
-
-/* A handle: a live one, a dead one, 0, ~0 or random. *@live tells which. */
-static uint32_t fz_pool_pick(struct fz_rng *r, const struct fz_pool *p,
-			     bool *live)
-{
-	unsigned int k = fz_below(r, 100);
-
-	*live = false;
-	if (k < 70 && p->nlive) {
-		*live = true;
-		return p->live[fz_below(r, p->nlive)];
-	}
-	if (k < 85 && p->ndead)
-		return p->dead[fz_below(r, (uint32_t)(p->ndead < FZ_N(p->dead) ?
-						       p->ndead : FZ_N(p->dead)))];
-	if (k < 90)
-		return 0;
-	if (k < 93)
-		return UINT32_MAX;
-	return (uint32_t)fz_int(r);
-}
-
-/* ------------------------------------------------------------ test 1 */
-
-static const uint32_t fz_query_sizes[] = {
-	sizeof(struct drm_pto_npu_device_info), sizeof(struct drm_pto_npu_limits),
-	sizeof(struct drm_pto_npu_memory_info), sizeof(struct drm_pto_npu_counters),
-};
-
-static void fz_one_query(struct fz_rng *r, struct fz_mem *m, int fd)
-{
-	uint8_t out[256];
-	struct drm_pto_npu_query q = { 0 };
-	bool bad, valid;
-	int ret;
-
-	q.type = fz_pct(r, 85) ? fz_below(r, 4) : (uint32_t)fz_int(r);
-	switch (fz_below(r, 4)) {
-	case 0:
-		q.size = 0;
-		break;
-	case 1:
-		q.size = q.type < 4 ? fz_query_sizes[q.type] : 64;
-		break;
-	case 2:
-		q.size = 1 + fz_below(r, sizeof(out));
-		break;
-	default:
-		q.size = (uint32_t)fz_int(r);
-		break;
-	}
-	if (fz_pct(r, 5))
-		q.flags = (uint32_t)fz_int(r);
-	if (fz_pct(r, 5))
-		q.pad = (uint32_t)fz_int(r);
-	valid = q.type < 4 && !q.flags && !q.pad;
-	/* The kernel copies at most its structure's size. */
-	q.data = fz_uptr(r, m, out, valid ? (q.size < fz_query_sizes[q.type] ?
-					     q.size : fz_query_sizes[q.type]) : 0,
-			 true, &bad);
-	if (!bad && q.size > sizeof(out) && q.data == (uintptr_t)out)
-		q.size = sizeof(out);
-	ret = fz_ioctl(fd, DRM_IOCTL_PTO_NPU_QUERY, &q);
-	fz_note(FZ_QUERY, ret, E_QUERY, "query");
-	if (!valid) {
-		fz_must_fail(FZ_QUERY, ret, EINVAL, "query with bad type/flags/pad");
-	} else if (bad && q.size) {
-		fz_must_fail(FZ_QUERY, ret, EFAULT, "query to a broken pointer");
-	} else if (q.data == (uintptr_t)out || !q.size) {
-		fz_must_pass(FZ_QUERY, ret, "valid query");
-		if (!ret && !q.size)
-			fz_unexpected(FZ_QUERY, "size probe returned 0");
-	}
-}
-
-static void fz_one_bo_create(struct fz_rng *r, int fd, struct fz_pool *p,
-			     const struct drm_pto_npu_limits *lim)
-{
-	struct drm_pto_npu_bo_create c = { 0 };
-	uint64_t page = pto_test_page_size();
-	bool valid;
-	int ret;
-
-	switch (fz_below(r, 5)) {
-	case 0:
-		c.size = fz_int(r);
-		break;
-	case 1:
-		c.size = lim->max_bo_size + fz_below(r, 3) - 1;
-		break;
-	default:
-		c.size = 1 + fz_below(r, 65536);
-		break;
-	}
-	if (fz_pct(r, 5))
-		c.flags = (uint32_t)fz_int(r);
-	if (fz_pct(r, 5))
-		c.handle = (uint32_t)fz_int(r);
-	valid = c.size && c.size <= lim->max_bo_size && !c.flags && !c.handle;
-	ret = fz_ioctl(fd, DRM_IOCTL_PTO_NPU_BO_CREATE, &c);
-	fz_note(FZ_BO_CREATE, ret, E_BO_CREATE, "bo_create");
-	if (!valid) {
-		fz_must_fail(FZ_BO_CREATE, ret, EINVAL, "bo_create with bad size/flags/handle");
-		return;
-	}
-	if (ret)
-		return;
-	if (!c.handle || c.size % page)
-		fz_unexpected(FZ_BO_CREATE, "handle %u size %llu", c.handle,
-			      (unsigned long long)c.size);
-	if (p->nlive == FZ_POOL) {
-		ret = pto_test_gem_close(fd, fz_pool_take(p, fz_below(r, FZ_POOL)));
-		fz_note(FZ_GEM_CLOSE, ret, E_GEM_CLOSE, "close to make room");
-	}
-	fz_pool_add(p, c.handle);
-}
-
-static void fz_one_bo_info(struct fz_rng *r, int fd, const struct fz_pool *p,
-			   bool foreign)
-{
-	struct drm_pto_npu_bo_info i = { 0 };
-	bool live;
-	int ret;
-
-	i.handle = fz_pool_pick(r, p, &live);
-	if (fz_pct(r, 5))
-		i.flags = (uint32_t)fz_int(r);
-	ret = fz_ioctl(fd, DRM_IOCTL_PTO_NPU_BO_INFO, &i);
-	fz_note(FZ_BO_INFO, ret, E_BO_INFO, "bo_info");
-	if (i.flags)
-		fz_must_fail(FZ_BO_INFO, ret, EINVAL, "bo_info with flags");
-	else if (live && !foreign)
-		fz_must_pass(FZ_BO_INFO, ret, "bo_info of a live handle");
-}
-
-static void fz_one_gem_close(struct fz_rng *r, int fd, struct fz_pool *p)
-{
-	struct drm_gem_close c = { 0 };
-	bool live = false;
-	int ret;
-
-	if (p->nlive && fz_pct(r, 60)) {
-		c.handle = fz_pool_take(p, fz_below(r, p->nlive));
-		live = true;
-	} else {
-		unsigned int i;
-
-		c.handle = fz_pool_pick(r, p, &live);
-		/* A number that happens to be live: keep pool and file in step. */
-		for (i = 0; i < p->nlive; i++)
-			if (p->live[i] == c.handle) {
-				fz_pool_take(p, i);
-				live = true;
-				break;
-			}
-	}
-	ret = fz_ioctl(fd, DRM_IOCTL_GEM_CLOSE, &c);
-	fz_note(FZ_GEM_CLOSE, ret, E_GEM_CLOSE, "gem_close");
-	if (live)
-		fz_must_pass(FZ_GEM_CLOSE, ret, "close of a live handle");
-}
-
-static void fz_one_mmap(struct fz_rng *r, int fd, int other,
-			const struct fz_pool *p)
-{
-	uint64_t size = 0, off = 0, page = pto_test_page_size(), len;
-	int prot = PROT_READ | PROT_WRITE, flags = MAP_SHARED, ret;
-	bool exact = true, live;
-	uint32_t h = fz_pool_pick(r, p, &live);
-	uint8_t *map;
-
-	if (!live || pto_test_bo_info(fd, h, &size, &off))
-		return;
-	/*
-	 * mmap pins every page of a buffer at once (drm_gem_shmem_mmap): a
-	 * 256 MiB one takes over 20 s under TCG + KASAN, a soft lockup.
-	 */
-	if (size > FZ_MMAP_MAX)
-		return;
-	len = size;
-	switch (fz_below(r, 8)) {
-	case 0:
-		len = size + page;
-		exact = false;
-		break;
-	case 1:
-		off += page * (1 + fz_below(r, 4));
-		exact = false;
-		break;
-	case 2:
-		off = fz_int(r) & ~(page - 1);
-		exact = false;
-		break;
-	case 3:
-		flags = MAP_PRIVATE;
-		exact = false;
-		break;
-	case 4:
-		len = page;
-		break;
-	case 5:
-		prot = PROT_READ;
-		break;
-	default:
-		break;
-	}
-	/* Another file's offsets are not ours. */
-	if (fz_pct(r, 10)) {
-		fd = other;
-		exact = false;
-	}
-	map = mmap(NULL, len, prot, flags, fd, (off_t)off);
-	ret = map == MAP_FAILED ? -errno : 0;
-	fz_note(FZ_MMAP, ret, E_MMAP, "mmap");
-	if (exact)
-		fz_must_pass(FZ_MMAP, ret, "mmap of a whole live buffer");
-	if (ret)
-		return;
-	/* Touch it: first and last page, read back. */
-	if (prot & PROT_WRITE) {
-		map[0] = 0x5a;
-		map[len - 1] = 0xa5;
-		if (map[0] != 0x5a || map[len - 1] != 0xa5)
-			fz_unexpected(FZ_MMAP, "mapping does not keep what was written");
-	} else {
-		(void)*(volatile uint8_t *)map;
-	}
-	munmap(map, len);
-}
-
-/* Export a buffer with PRIME, import it into the other file, use and drop it. */
-static void fz_one_prime(struct fz_rng *r, int fd, int other,
-			 const struct fz_pool *p)
-{
-	uint32_t h2 = 0;
-	bool live;
-	uint32_t h = fz_pool_pick(r, p, &live);
-	int dmabuf = -1, ret;
-	uint64_t size;
-
-	ret = pto_test_ret(drmPrimeHandleToFD(fd, h, DRM_CLOEXEC | DRM_RDWR,
-					      &dmabuf));
-	fz_note(FZ_PRIME, ret, E_PRIME, "handle_to_fd");
-	if (ret) {
-		/* Random fds are not dma-bufs of this device. */
-		ret = pto_test_ret(drmPrimeFDToHandle(other,
-						      fz_pct(r, 50) ? fd : 0, &h2));
-		fz_note(FZ_PRIME, ret, E_PRIME, "fd_to_handle of a non-dmabuf");
-		fz_must_fail(FZ_PRIME, ret, 0, "import of a non-dmabuf fd");
-		return;
-	}
-	ret = pto_test_ret(drmPrimeFDToHandle(other, dmabuf, &h2));
-	fz_note(FZ_PRIME, ret, E_PRIME, "fd_to_handle");
-	close(dmabuf);
-	if (ret)
-		return;
-	ret = pto_test_bo_info(other, h2, &size, NULL);
-	fz_note(FZ_BO_INFO, ret, E_BO_INFO, "bo_info of an import");
-	ret = pto_test_gem_close(other, h2);
-	fz_note(FZ_GEM_CLOSE, ret, E_GEM_CLOSE, "close of an import");
-}
-
-/*
- * Ioctl numbers and sizes the driver does not define: unknown numbers in
- * the driver range, and known harmless ones with a wrong size and random
- * bytes (DRM copies what the size says and zero-fills the rest).
- */
-static void fz_one_raw(struct fz_rng *r, struct fz_mem *m, int fd)
-{
-	static const unsigned int harmless[] = {
-		DRM_PTO_NPU_QUERY, DRM_PTO_NPU_BO_INFO, DRM_PTO_NPU_KERNEL_DESTROY,
-		DRM_PTO_NPU_QUEUE_DESTROY,
-	};
-	uint8_t buf[128];
-	unsigned int nr, size, dir;
-	bool known = fz_pct(r, 50), bad;
-	unsigned long req;
-	uint64_t arg;
-	int ret;
-
-	nr = known ? harmless[fz_below(r, FZ_N(harmless))] :
-		     DRM_PTO_NPU_QUEUE_WAIT + 1 +
-			     fz_below(r, DRM_COMMAND_END - DRM_COMMAND_BASE -
-					      DRM_PTO_NPU_QUEUE_WAIT - 1);
-	size = fz_below(r, sizeof(buf) + 1);
-	dir = fz_below(r, 4);
-	fz_bytes(r, buf, sizeof(buf));
-	req = _IOC(dir, DRM_IOCTL_BASE, DRM_COMMAND_BASE + nr, size);
-	arg = fz_uptr(r, m, buf, size, dir & _IOC_READ, &bad);
-	ret = ioctl(fd, req, (void *)(uintptr_t)arg) ? -errno : 0;
-	fz_note(FZ_RAW_IOCTL, ret, E_RAW, "raw ioctl");
-	if (!known)
-		fz_must_fail(FZ_RAW_IOCTL, ret, 0, "unknown ioctl number");
-}
+/* ---------------------------------------------------------- buffers, ioctls */
 
 TEST_F_TIMEOUT(fz, query_buffers_mmap_prime, 600)
 {
@@ -1251,343 +252,7 @@ TEST_F_TIMEOUT(fz, query_buffers_mmap_prime, 600)
 	FZ_FINISH();
 }
 
-/* ------------------------------------------------------------ programs */
-
-#define FZ_PROG_MAX 96
-
-struct fz_prog {
-	uint32_t core;
-	uint32_t n;
-	uint32_t ntiles;
-	struct pto_insn insns[FZ_PROG_MAX];
-	struct pto_tile_decl tiles[PTO_NUM_TREGS];
-};
-
-static const uint8_t fz_dtypes[] = { PTO_ISA_F32, PTO_ISA_I32, PTO_ISA_I16,
-				     PTO_ISA_I8, PTO_ISA_I64 };
-
-static void fz_gen_tiles(struct fz_rng *r, struct fz_prog *p)
-{
-	uint8_t dtype = fz_dtypes[fz_below(r, FZ_N(fz_dtypes))];
-	uint32_t rows = 1u << fz_below(r, 5), cols = 1u << fz_below(r, 5), i;
-
-	if (p->core == PTO_CORE_AIC)
-		dtype = PTO_ISA_F32;
-	p->ntiles = fz_below(r, 7);
-	for (i = 0; i < p->ntiles; i++) {
-		struct pto_tile_decl *t = &p->tiles[i];
-
-		memset(t, 0, sizeof(*t));
-		/* Most tiles share one shape and dtype, so tile ops verify. */
-		t->dtype = fz_pct(r, 80) ? dtype : fz_dtypes[fz_below(r, FZ_N(fz_dtypes))];
-		t->rows = fz_pct(r, 80) ? rows : 1u << fz_below(r, 5);
-		t->cols = fz_pct(r, 80) ? cols : 1u << fz_below(r, 5);
-		t->buf = p->core == PTO_CORE_AIV ? PTO_BUF_UB :
-			 PTO_BUF_L1 + fz_below(r, 4);
-	}
-}
-
-static uint8_t fz_sreg(struct fz_rng *r)
-{
-	return (uint8_t)fz_below(r, PTO_NUM_SREGS);
-}
-
-static uint8_t fz_treg(struct fz_rng *r, const struct fz_prog *p)
-{
-	return (uint8_t)fz_below(r, p->ntiles);
-}
-
-/* A likely valid instruction (not control flow). */
-static struct pto_insn fz_gen_insn(struct fz_rng *r, const struct fz_prog *p)
-{
-	bool imm = fz_pct(r, 60), tiles = p->ntiles > 0;
-	struct pto_insn in;
-	uint32_t k = fz_below(r, tiles ? 20 : 10);
-
-	memset(&in, 0, sizeof(in));
-	switch (k) {
-	case 0:
-		in.op = PTO_OP_LDI;
-		in.dst = fz_sreg(r);
-		in.imm = fz_pct(r, 80) ? (int64_t)fz_below(r, 20) : (int64_t)fz_int(r);
-		break;
-	case 1:
-		in.op = PTO_OP_MOV;
-		in.dst = fz_sreg(r);
-		in.a = fz_sreg(r);
-		break;
-	case 2:
-		in.op = PTO_OP_SREG;
-		in.dst = fz_sreg(r);
-		in.mode = (uint8_t)fz_below(r, PTO_SREG_NUM_ARGS + 1);
-		break;
-	case 3:
-		in.op = PTO_OP_ARG;
-		in.dst = fz_sreg(r);
-		in.imm = fz_below(r, 4);
-		break;
-	case 4:
-	case 5:
-		in.op = k == 4 ? PTO_OP_ALU : PTO_OP_CMP;
-		in.dst = fz_sreg(r);
-		in.a = fz_sreg(r);
-		in.mode = (uint8_t)fz_below(r, k == 4 ? PTO_ALU_MAX + 1 : PTO_CMP_LE + 1);
-		if (imm) {
-			in.flags = PTO_INSN_F_IMM;
-			in.imm = fz_pct(r, 80) ? (int64_t)fz_below(r, 8) : (int64_t)fz_int(r);
-		} else {
-			in.b = fz_sreg(r);
-		}
-		break;
-	case 6:
-		in.op = PTO_OP_GLD;
-		in.dst = fz_sreg(r);
-		in.a = fz_sreg(r);
-		in.b = fz_sreg(r);
-		in.imm = fz_below(r, 3);
-		break;
-	case 7:
-		in.op = PTO_OP_GST;
-		in.a = fz_sreg(r);
-		in.b = fz_sreg(r);
-		in.c = fz_sreg(r);
-		in.imm = fz_below(r, 3);
-		break;
-	case 8:
-		in.op = PTO_OP_ATOMIC_ADD;
-		in.dst = fz_sreg(r);
-		in.a = fz_sreg(r);
-		in.b = fz_sreg(r);
-		in.c = fz_sreg(r);
-		in.imm = fz_below(r, 3);
-		break;
-	case 9:
-		in.op = fz_pct(r, 50) ? PTO_OP_FENCE : PTO_OP_CACHEINVALID;
-		if (fz_pct(r, 3)) {
-			/* SYNCALL: SOFT with a workspace, or HARD. */
-			in.op = PTO_OP_SYNCALL;
-			in.mode = (uint8_t)fz_below(r, 2);
-			if (in.mode == PTO_SYNC_SOFT) {
-				in.a = fz_sreg(r);
-				in.imm = fz_below(r, 3);
-			} else {
-				in.imm = p->core == PTO_CORE_AIV ? PTO_SYNC_AIV :
-								   PTO_SYNC_AIC;
-			}
-		}
-		break;
-	case 10:
-	case 11:
-		in.op = k == 10 ? PTO_OP_TLOAD : PTO_OP_TSTORE;
-		in.dst = fz_treg(r, p);
-		in.a = fz_sreg(r);
-		in.b = fz_sreg(r);
-		in.imm = fz_below(r, 3);
-		break;
-	case 12:
-		in.op = PTO_OP_TFILL;
-		in.dst = fz_treg(r, p);
-		if (imm) {
-			in.flags = PTO_INSN_F_IMM;
-			in.imm = (int64_t)fz_int(r);
-		} else {
-			in.b = fz_sreg(r);
-		}
-		break;
-	case 13:
-		in.op = PTO_OP_TMOV;
-		in.dst = fz_treg(r, p);
-		in.a = fz_treg(r, p);
-		break;
-	case 14:
-		in.op = PTO_OP_TBIN;
-		in.dst = fz_treg(r, p);
-		in.a = fz_treg(r, p);
-		in.b = fz_treg(r, p);
-		in.mode = (uint8_t)fz_below(r, PTO_TBIN_XOR + 1);
-		break;
-	case 15:
-		in.op = PTO_OP_TBINS;
-		in.dst = fz_treg(r, p);
-		in.a = fz_treg(r, p);
-		in.mode = (uint8_t)fz_below(r, PTO_TBIN_XOR + 1);
-		if (imm) {
-			in.flags = PTO_INSN_F_IMM;
-			in.imm = (int64_t)fz_int(r);
-		} else {
-			in.b = fz_sreg(r);
-		}
-		break;
-	case 16:
-		in.op = PTO_OP_TUNARY;
-		in.dst = fz_treg(r, p);
-		in.a = fz_treg(r, p);
-		in.mode = (uint8_t)fz_below(r, PTO_TUNARY_ABS + 1);
-		break;
-	case 17:
-		in.op = fz_pct(r, 50) ? PTO_OP_TROWRED : PTO_OP_TCAST;
-		in.dst = fz_treg(r, p);
-		in.a = fz_treg(r, p);
-		if (in.op == PTO_OP_TROWRED)
-			in.mode = (uint8_t)fz_below(r, PTO_ROWRED_MAX + 1);
-		break;
-	case 18:
-		in.op = PTO_OP_MATMUL;
-		in.dst = fz_treg(r, p);
-		in.a = fz_treg(r, p);
-		in.b = fz_treg(r, p);
-		if (fz_pct(r, 50))
-			in.flags = PTO_INSN_F_ACC;
-		break;
-	default:
-		in.op = fz_pct(r, 50) ? PTO_OP_PUSH : PTO_OP_POP;
-		if (in.op == PTO_OP_PUSH)
-			in.a = fz_treg(r, p);
-		else
-			in.dst = fz_treg(r, p);
-		break;
-	}
-	return in;
-}
-
-/* Innermost LOOP of each instruction, as the verifier sees it. */
-static void fz_loop_of(const struct fz_prog *p, int *loop_of)
-{
-	int stack[8], depth = 0;
-	uint32_t pc;
-
-	for (pc = 0; pc < p->n; pc++) {
-		loop_of[pc] = depth ? stack[depth - 1] : -1;
-		if (p->insns[pc].op == PTO_OP_LOOP && depth < 8)
-			stack[depth++] = (int)pc;
-		else if (p->insns[pc].op == PTO_OP_ENDLOOP && depth)
-			depth--;
-	}
-}
-
-/* A program that mostly verifies: balanced loops, forward jumps, an END. */
-static void fz_gen_prog(struct fz_rng *r, struct fz_prog *p)
-{
-	uint32_t target = 2 + fz_below(r, fz_pct(r, 90) ? 30 : FZ_PROG_MAX - 8);
-	int loop_of[FZ_PROG_MAX], depth = 0;
-	uint32_t pc, t;
-
-	memset(p, 0, sizeof(*p));
-	p->core = fz_pct(r, 70) ? PTO_CORE_AIV : PTO_CORE_AIC;
-	fz_gen_tiles(r, p);
-	while (p->n + depth + 1 < target) {
-		struct pto_insn in;
-		uint32_t k = fz_below(r, 100);
-
-		memset(&in, 0, sizeof(in));
-		if (k < 8 && depth < PTO_MAX_LOOP_DEPTH) {
-			in.op = PTO_OP_LOOP;
-			in.dst = fz_sreg(r);
-			if (fz_pct(r, 75)) {
-				in.flags = PTO_INSN_F_IMM;
-				in.imm = fz_pct(r, 90) ? (int64_t)fz_below(r, 5) :
-					 (int64_t)fz_below(r, PTO_MAX_LOOP_COUNT + 1);
-			} else {
-				in.b = fz_sreg(r);
-			}
-			depth++;
-		} else if (k < 16 && depth) {
-			in.op = PTO_OP_ENDLOOP;
-			depth--;
-		} else if (k < 22) {
-			in.op = PTO_OP_JMP + (uint8_t)fz_below(r, 3);
-			if (in.op != PTO_OP_JMP)
-				in.a = fz_sreg(r);
-		} else {
-			in = fz_gen_insn(r, p);
-		}
-		p->insns[p->n++] = in;
-	}
-	while (depth--)
-		p->insns[p->n++] = INSN(PTO_OP_ENDLOOP, 0, 0, 0, 0, 0, 0, 0);
-	p->insns[p->n++] = INSN(PTO_OP_END, 0, 0, 0, 0, 0, 0, 0);
-
-	/* Jumps: a later instruction of the same loop body. */
-	fz_loop_of(p, loop_of);
-	for (pc = 0; pc < p->n; pc++) {
-		struct pto_insn *in = &p->insns[pc];
-		uint32_t cand[FZ_PROG_MAX], nc = 0;
-
-		if (in->op != PTO_OP_JMP && in->op != PTO_OP_JZ && in->op != PTO_OP_JNZ)
-			continue;
-		for (t = pc + 1; t < p->n; t++)
-			if (loop_of[t] == loop_of[pc])
-				cand[nc++] = t;
-		if (nc)
-			in->imm = cand[fz_below(r, nc)];
-		else
-			*in = INSN(PTO_OP_FENCE, 0, 0, 0, 0, 0, 0, 0);
-	}
-}
-
-/* One to three corruptions of a program or its tile table. */
-static void fz_mutate_prog(struct fz_rng *r, struct fz_prog *p)
-{
-	uint32_t k = 1 + fz_below(r, 3), i;
-
-	for (i = 0; i < k; i++) {
-		struct pto_insn *in = &p->insns[fz_below(r, p->n)];
-
-		switch (fz_below(r, 8)) {
-		case 0:
-			fz_flip(r, in, sizeof(*in));
-			break;
-		case 1:
-			in->imm = (int64_t)fz_int(r);
-			break;
-		case 2:
-			((uint8_t *)in)[fz_below(r, 8)] = (uint8_t)fz_int(r);
-			break;
-		case 3:
-			in->op = (uint8_t)fz_below(r, 0x40);
-			break;
-		case 4:
-			if (p->ntiles)
-				fz_flip(r, &p->tiles[fz_below(r, p->ntiles)],
-					sizeof(p->tiles[0]));
-			break;
-		case 5:
-			if (p->n > 1)
-				p->n = 1 + fz_below(r, p->n);
-			break;
-		case 6: {
-			struct pto_insn *o = &p->insns[fz_below(r, p->n)], t = *in;
-
-			*in = *o;
-			*o = t;
-			break;
-		}
-		default:
-			p->ntiles = fz_below(r, PTO_NUM_TREGS + 2);
-			break;
-		}
-	}
-}
-
-/* Random bytes, sometimes with a plausible opcode in each instruction. */
-static void fz_random_prog(struct fz_rng *r, struct fz_prog *p)
-{
-	uint32_t i;
-
-	memset(p, 0, sizeof(*p));
-	p->core = fz_pct(r, 90) ? 1 + fz_below(r, 2) : (uint32_t)fz_int(r);
-	p->n = 1 + fz_below(r, FZ_PROG_MAX);
-	p->ntiles = fz_below(r, PTO_NUM_TREGS + 1);
-	fz_bytes(r, p->insns, p->n * sizeof(p->insns[0]));
-	fz_bytes(r, p->tiles, sizeof(p->tiles));
-	if (fz_pct(r, 50))
-		for (i = 0; i < p->n; i++)
-			p->insns[i].op &= 0x3f;
-	if (fz_pct(r, 50))
-		p->insns[p->n - 1] = INSN(PTO_OP_END, 0, 0, 0, 0, 0, 0, 0);
-}
-
-/* ------------------------------------------------------------ test 2 */
+/* ---------------------------------------------------------- kernel programs */
 
 TEST_F_TIMEOUT(fz, kernel_create_destroy, 600)
 {
@@ -1726,91 +391,7 @@ TEST_F_TIMEOUT(fz, kernel_create_destroy, 600)
 	FZ_FINISH();
 }
 
-/* ------------------------------------------------------------ test 3 */
-
-/* Syncobj ioctls on the doorbell's syncobjs (drm core, but ours to feed). */
-static void fz_one_syncobj(struct fz_rng *r, int fd, struct fz_pool *s)
-{
-	uint64_t point = fz_pct(r, 50) ? fz_below(r, 8) : fz_int(r);
-	bool live;
-	uint32_t h = fz_pool_pick(r, s, &live), h2 = 0;
-	int ret = 0, sfd = -1;
-
-	switch (fz_below(r, 9)) {
-	case 0:
-		ret = pto_test_ret(drmSyncobjCreate(fd, fz_pct(r, 30) ?
-						    DRM_SYNCOBJ_CREATE_SIGNALED : 0, &h2));
-		if (!ret && s->nlive < FZ_POOL)
-			fz_pool_add(s, h2);
-		else if (!ret)
-			drmSyncobjDestroy(fd, h2);
-		break;
-	case 1:
-		{
-			unsigned int i;
-
-			for (i = 0; i < s->nlive; i++)
-				if (s->live[i] == h) {
-					fz_pool_take(s, i);
-					live = true;
-					break;
-				}
-		}
-		ret = pto_test_ret(drmSyncobjDestroy(fd, h));
-		if (live)
-			fz_must_pass(FZ_SYNCOBJ, ret, "destroy of a live syncobj");
-		break;
-	case 2:
-		ret = drmSyncobjWait(fd, &h, 1, fz_pct(r, 50) ? 0 :
-				     pto_test_now_ns() + PTO_TEST_MSEC(1),
-				     fz_below(r, 8), NULL);
-		break;
-	case 3:
-		ret = drmSyncobjTimelineWait(fd, &h, &point, 1,
-					     pto_test_now_ns() + PTO_TEST_MSEC(1),
-					     fz_below(r, 16), NULL);
-		break;
-	case 4:
-		ret = drmSyncobjQuery(fd, &h, &point, 1);
-		break;
-	case 5:
-		ret = fz_pct(r, 50) ? drmSyncobjReset(fd, &h, 1) :
-				      drmSyncobjSignal(fd, &h, 1);
-		break;
-	case 6:
-		ret = drmSyncobjTimelineSignal(fd, &h, &point, 1);
-		break;
-	case 7:
-		ret = drmSyncobjTransfer(fd, h, point, s->nlive ? s->live[0] : h,
-					 fz_below(r, 4), 0);
-		break;
-	default:
-		ret = drmSyncobjExportSyncFile(fd, h, &sfd);
-		if (!ret) {
-			ret = drmSyncobjImportSyncFile(fd, s->nlive ? s->live[0] : h, sfd);
-			close(sfd);
-		}
-		break;
-	}
-	/* libdrm returns -errno for some calls and -1/errno for others. */
-	if (ret == -1)
-		ret = -errno;
-	fz_note(FZ_SYNCOBJ, ret, E_SYNCOBJ, "syncobj");
-}
-
-static uint32_t fz_pow2_or_not(struct fz_rng *r, uint32_t max)
-{
-	switch (fz_below(r, 5)) {
-	case 0:
-		return 0;
-	case 1:
-		return (uint32_t)fz_int(r);
-	case 2:
-		return 1u << fz_below(r, 32);
-	default:
-		return 32u << fz_below(r, 5 + (max > 1024));
-	}
-}
+/* --------------------------------------------------- queue ioctls, syncobjs */
 
 TEST_F_TIMEOUT(fz, queue_ioctls_and_syncobjs, 600)
 {
@@ -1819,12 +400,11 @@ TEST_F_TIMEOUT(fz, queue_ioctls_and_syncobjs, 600)
 	unsigned long i, n = self->iters * 3;
 	uint32_t kernel, in, out, nq = 0, j;
 	struct fz_cqe_seen seen = { 0 };
-	struct fz_sqe e;
+	struct pto_test_sqe e;
 	int ret;
 
 	ASSERT_LE(self->lim.max_queues_per_context, FZ_N(qs));
-	ASSERT_EQ(0, fz_kernel_create(self->fd, PTO_CORE_AIV, fz_good_prog,
-				      FZ_N(fz_good_prog), NULL, 0, &kernel));
+	ASSERT_EQ(0, fz_good_kernel(self->fd, &kernel));
 	ASSERT_EQ(0, pto_test_bo_create(self->fd, 4096, &in, NULL));
 	ASSERT_EQ(0, pto_test_bo_create(self->fd, 4096, &out, NULL));
 
@@ -2011,265 +591,8 @@ TEST_F_TIMEOUT(fz, queue_ioctls_and_syncobjs, 600)
 	EXPECT_EQ(0, fz_kernel_destroy(self->fd, kernel));
 	FZ_FINISH();
 }
-/* ------------------------------------------------------------ test 4 */
 
-/* What the SQ entries of the fuzzer name. */
-struct fz_res {
-	uint32_t kgood;		/* fz_good_prog */
-	uint32_t kend_aiv;	/* END */
-	uint32_t kend_aic;	/* END on AIC */
-	uint32_t kforeign;	/* a kernel handle of the other file */
-	uint32_t kdead;		/* a destroyed kernel handle */
-	uint32_t in, out;	/* the good task's buffers, never closed */
-	uint32_t ring;		/* a ring buffer's handle */
-	uint32_t foreign_bo;	/* a buffer handle of the other file */
-	struct fz_pool bos;	/* more buffers, closed and made on the way */
-	uint32_t cores[2];	/* AIV, AIC cores */
-	bool long_run;		/* PTO_FUZZ_ITERS >= FZ_LONG_ITERS */
-};
-
-static uint32_t fz_slots(uint32_t nt, uint32_t ns, uint32_t nd, bool pred)
-{
-	return pto_test_sqe_slots_pred(nt, ns, nd, pred);
-}
-
-/* A valid entry other than the good task (not pristine: no result check). */
-static uint32_t fz_valid_variant(struct fz_rng *r, struct fz_sqe *e,
-				 const struct fz_res *res)
-{
-	struct drm_pto_npu_tensor_arg t[2] = {
-		pto_test_targ(res->in, PTO_ISA_I32, 0, 1, FZ_GOOD_COLS),
-		pto_test_targ(res->out, PTO_ISA_I32, 0, 1, FZ_GOOD_COLS),
-	};
-	struct drm_pto_npu_predicate pred = { 0 };
-	int64_t deps[4], arg = fz_below(r, 100);
-	uint32_t nd = fz_below(r, 3), i, k = fz_below(r, 4);
-
-	for (i = 0; i < nd; i++)
-		deps[i] = -(int64_t)(1 + fz_below(r, 8));
-	pred.tensor = 0;
-	pred.op = (uint8_t)fz_below(r, PTO_CMP_LE + 1);
-	pred.col = fz_below(r, FZ_GOOD_COLS);
-	pred.literal = fz_below(r, 8) - 4;
-	switch (k) {
-	case 0: /* the good kernel, deps and maybe a predicate */
-		pto_test_sqe_init_pred((struct pto_test_sqe *)e, res->kgood, 0,
-				       1 + fz_below(r, 4), t, 2, &arg, 1, deps,
-				       nd, fz_pct(r, 50) ? &pred : NULL);
-		break;
-	case 1: /* END, several blocks, maybe all at once */
-		pto_test_sqe_init((struct pto_test_sqe *)e, res->kend_aiv, 0,
-				  1 + fz_below(r, 16), NULL, 0, NULL, 0, deps, nd);
-		if (fz_pct(r, 30)) {
-			e->hdr.flags = DRM_PTO_NPU_TASK_F_SYNC_START;
-			e->hdr.block_num = 1 + fz_below(r, res->cores[0]);
-		}
-		break;
-	case 2: /* mixed */
-		pto_test_sqe_init((struct pto_test_sqe *)e, res->kend_aiv,
-				  res->kend_aic, 1 + fz_below(r, 4), NULL, 0,
-				  NULL, 0, deps, nd);
-		e->hdr.split_mode = (uint8_t)fz_below(r, 2);
-		e->hdr.slot_num = (uint16_t)fz_below(r, 9);
-		break;
-	default: /* AIC alone, early resolve */
-		pto_test_sqe_init((struct pto_test_sqe *)e, 0, res->kend_aic,
-				  1 + fz_below(r, 4), NULL, 0, NULL, 0, deps, nd);
-		e->hdr.flags = DRM_PTO_NPU_TASK_F_EARLY_RESOLVE;
-		break;
-	}
-	e->hdr.user_data = fz_next(r) & ~FZ_PRISTINE_MASK;
-	return e->hdr.num_slots;
-}
-
-static uint32_t fz_bad_kernel(struct fz_rng *r, const struct fz_res *res)
-{
-	const uint32_t k[] = { 0, res->kforeign, res->kdead, res->kend_aic,
-			       res->kend_aiv, res->kgood, UINT32_MAX,
-			       (uint32_t)fz_int(r) };
-
-	return k[fz_below(r, FZ_N(k))];
-}
-
-static uint32_t fz_bad_bo(struct fz_rng *r, const struct fz_res *res)
-{
-	bool live;
-	const uint32_t h[] = { 0, res->ring, res->foreign_bo, res->kgood,
-			       fz_pool_pick(r, &res->bos, &live), UINT32_MAX,
-			       (uint32_t)fz_int(r), res->in };
-
-	return h[fz_below(r, FZ_N(h))];
-}
-
-/* Corrupt one field of a valid entry of @slots slots. */
-static void fz_mutate_entry(struct fz_rng *r, struct fz_sqe *e, uint32_t slots,
-			    const struct fz_res *res)
-{
-	struct drm_pto_npu_sqe *h = &e->hdr;
-	uint32_t nt = h->num_tensors, ns = h->num_scalars, nd = h->num_deps;
-	struct drm_pto_npu_tensor_arg *t = (void *)e->body;
-	int64_t *sc = (int64_t *)(e->body + nt * sizeof(*t));
-	struct drm_pto_npu_predicate *p = (void *)(sc + ns + nd);
-	uint32_t k = fz_below(r, 12);
-
-	switch (k) {
-	case 0:
-		switch (fz_below(r, 10)) {
-		case 0:
-			h->kernel_aiv = fz_bad_kernel(r, res);
-			break;
-		case 1:
-			h->kernel_aic = fz_bad_kernel(r, res);
-			break;
-		case 2:
-			h->flags = fz_pct(r, 50) ? 1u << fz_below(r, 32) :
-						   (uint32_t)fz_int(r);
-			break;
-		case 3: {
-			const uint32_t b[] = { 0, 8193, UINT32_MAX, 64, 200,
-					       res->cores[0] + 1 };
-
-			/* The largest launch takes 20+ s under TCG: make fuzz only. */
-			h->block_num = res->long_run && fz_pct(r, 2) ? 8192 :
-				       b[fz_below(r, FZ_N(b))];
-			if (fz_pct(r, 50))
-				h->flags |= DRM_PTO_NPU_TASK_F_SYNC_START;
-			break;
-		}
-		case 4:
-			h->split_mode = (uint8_t)fz_int(r);
-			break;
-		case 5:
-			h->slot_num = (uint16_t)fz_int(r);
-			break;
-		case 6:
-			h->reserved[fz_below(r, 4)] = fz_int(r) | 1;
-			break;
-		case 7:
-			h->flags |= DRM_PTO_NPU_TASK_F_PREDICATE;
-			break;
-		default:
-			h->user_data = fz_next(r);
-			break;
-		}
-		break;
-	case 1:
-	case 2:
-		if (!nt)
-			break;
-		t += fz_below(r, nt);
-		switch (fz_below(r, 8)) {
-		case 0:
-			t->handle = fz_bad_bo(r, res);
-			break;
-		case 1:
-			t->dtype = (uint8_t)fz_int(r);
-			break;
-		case 2:
-			t->ndim = (uint8_t)fz_int(r);
-			break;
-		case 3:
-			t->flags = (uint16_t)fz_int(r) | 1;
-			break;
-		case 4:
-			t->offset = fz_pct(r, 50) ? fz_below(r, 8192) : fz_int(r);
-			break;
-		case 5:
-			t->shape[fz_below(r, 4)] = (uint32_t)fz_int(r);
-			break;
-		case 6:
-			t->strides[fz_below(r, 4)] = (uint32_t)fz_int(r);
-			break;
-		default:
-			/* A valid 4-D layout that still fits, or not. */
-			t->ndim = 4;
-			t->shape[0] = 1 + fz_below(r, 2);
-			t->shape[1] = 1 + fz_below(r, 2);
-			t->shape[2] = 1 + fz_below(r, 4);
-			t->shape[3] = 1 + fz_below(r, 64);
-			break;
-		}
-		break;
-	case 3:
-		if (ns)
-			sc[fz_below(r, ns)] = (int64_t)fz_int(r);
-		break;
-	case 4:
-		/* Dependencies: zero, the future, far past, random. */
-		if (nd)
-			sc[ns + fz_below(r, nd)] = fz_pct(r, 50) ?
-				-(int64_t)fz_below(r, 1000) : (int64_t)fz_int(r);
-		break;
-	case 5:
-		if (h->flags & DRM_PTO_NPU_TASK_F_PREDICATE)
-			fz_flip(r, p, sizeof(*p));
-		break;
-	case 6:
-		/* Counts past the caps or past the slots. */
-		switch (fz_below(r, 3)) {
-		case 0:
-			h->num_tensors = (uint8_t)fz_int(r);
-			break;
-		case 1:
-			h->num_scalars = (uint8_t)fz_int(r);
-			break;
-		default:
-			h->num_deps = (uint8_t)fz_int(r);
-			break;
-		}
-		break;
-	case 7: {
-		const uint16_t n[] = { 0, 1, (uint16_t)(slots - 1), (uint16_t)(slots + 1),
-				       PTO_TEST_SQE_MAX_SLOTS, PTO_TEST_SQE_MAX_SLOTS + 1,
-				       0xffff, (uint16_t)fz_int(r) };
-
-		h->num_slots = n[fz_below(r, FZ_N(n))];
-		break;
-	}
-	case 8:
-	case 9:
-		fz_flip(r, e, slots * DRM_PTO_NPU_SQ_SLOT_SIZE);
-		break;
-	default:
-		fz_bytes(r, e->body, (slots - 1) * DRM_PTO_NPU_SQ_SLOT_SIZE);
-		if (fz_pct(r, 50))
-			fz_bytes(r, &e->hdr, sizeof(e->hdr));
-		break;
-	}
-}
-
-static int fz_res_init(struct fz_res *res, int fd, int fd2,
-		       const struct drm_pto_npu_device_info *info)
-{
-	uint32_t h;
-	int ret;
-
-	memset(res, 0, sizeof(*res));
-	res->cores[0] = info->aiv_cores;
-	res->cores[1] = info->aic_cores;
-	ret = fz_kernel_create(fd, PTO_CORE_AIV, fz_good_prog, FZ_N(fz_good_prog),
-			       NULL, 0, &res->kgood) ?:
-	      fz_kernel_create(fd, PTO_CORE_AIV, fz_end_prog, 1, NULL, 0, &res->kend_aiv) ?:
-	      fz_kernel_create(fd, PTO_CORE_AIC, fz_end_prog, 1, NULL, 0, &res->kend_aic) ?:
-	      fz_kernel_create(fd, PTO_CORE_AIV, fz_end_prog, 1, NULL, 0, &res->kdead) ?:
-	      fz_kernel_destroy(fd, res->kdead) ?:
-	      fz_kernel_create(fd2, PTO_CORE_AIV, fz_end_prog, 1, NULL, 0, &h);
-	if (ret)
-		return ret;
-	/* A handle the other file has and this one does not. */
-	res->kforeign = h;
-	while (res->kforeign == res->kgood || res->kforeign == res->kend_aiv ||
-	       res->kforeign == res->kend_aic) {
-		ret = fz_kernel_create(fd2, PTO_CORE_AIV, fz_end_prog, 1, NULL, 0,
-				       &res->kforeign);
-		if (ret)
-			return ret;
-	}
-	ret = pto_test_bo_create(fd, 4096, &res->in, NULL) ?:
-	      pto_test_bo_create(fd, 4096, &res->out, NULL) ?:
-	      pto_test_bo_create(fd2, 8192, &res->foreign_bo, NULL);
-	return ret;
-}
+/* --------------------------------------------------------------- SQ entries */
 
 TEST_F_TIMEOUT(fz, sq_entries, 900)
 {
@@ -2300,7 +623,7 @@ TEST_F_TIMEOUT(fz, sq_entries, 900)
 		struct drm_pto_npu_queue_submit s = { .queue_id = q->c.queue_id };
 
 		for (b = 0; b < batch; b++) {
-			struct fz_sqe e;
+			struct pto_test_sqe e;
 			uint32_t slots, k = fz_below(&self->r, 100);
 
 			memset(&e, 0, sizeof(e));
@@ -2341,8 +664,7 @@ TEST_F_TIMEOUT(fz, sq_entries, 900)
 			ret = fz_kernel_destroy(self->fd, res.kend_aiv);
 			fz_note(FZ_KERNEL_DESTROY, ret, E_KDESTROY, "destroy under entries");
 			res.kdead = res.kend_aiv;
-			ret = fz_kernel_create(self->fd, PTO_CORE_AIV, fz_end_prog, 1,
-					       NULL, 0, &res.kend_aiv);
+			ret = fz_end_kernel(self->fd, PTO_CORE_AIV, &res.kend_aiv);
 			ASSERT_EQ(0, ret);
 			break;
 		case 3:
@@ -2391,113 +713,8 @@ TEST_F_TIMEOUT(fz, sq_entries, 900)
 	drmSyncobjDestroy(self->fd, sync.live[0]);
 	FZ_FINISH();
 }
-/* ------------------------------------------------------------ test 5 */
 
-/*
- * Tensor slots of the run tests: each a buffer of guard page, view page,
- * guard page; the view a [FZ_VIEW_ROWS, FZ_VIEW_COLS] tensor at offset one
- * page. Nothing may ever change a guard byte.
- */
-#define FZ_VIEW_ROWS 16
-#define FZ_VIEW_COLS 16
-#define FZ_GUARD_BYTE 0xe7
-
-struct fz_slot {
-	uint32_t handle;
-	uint8_t *map;
-	size_t size;
-};
-
-static int fz_slot_init(int fd, struct fz_slot *s)
-{
-	size_t page = pto_test_page_size();
-	uint64_t size;
-	int ret = pto_test_bo_create(fd, 3 * page, &s->handle, &size);
-
-	if (ret)
-		return ret;
-	s->size = size;
-	s->map = pto_test_bo_mmap(fd, s->handle, NULL);
-	if (s->map == MAP_FAILED)
-		return -errno;
-	memset(s->map, FZ_GUARD_BYTE, s->size);
-	return 0;
-}
-
-static bool fz_slot_guards_ok(const struct fz_slot *s, size_t view_bytes)
-{
-	size_t page = pto_test_page_size();
-
-	fz_count(FZ_GM_GUARD);
-	return pto_test_all_bytes(s->map, page, FZ_GUARD_BYTE) &&
-	       pto_test_all_bytes(s->map + page + view_bytes,
-				  s->size - page - view_bytes, FZ_GUARD_BYTE);
-}
-
-/* The dtype each tensor argument must have, as the verifier infers it. */
-static void fz_arg_dtypes(const struct fz_prog *p, uint8_t *need)
-{
-	uint32_t pc;
-
-	memset(need, 0, FZ_TENSORS);
-	for (pc = 0; pc < p->n; pc++) {
-		const struct pto_insn *in = &p->insns[pc];
-
-		if (in->imm < 0 || in->imm >= FZ_TENSORS)
-			continue;
-		if ((in->op == PTO_OP_TLOAD || in->op == PTO_OP_TSTORE) &&
-		    in->dst < p->ntiles)
-			need[in->imm] = p->tiles[in->dst].dtype;
-		else if (in->op == PTO_OP_ATOMIC_ADD ||
-			 (in->op == PTO_OP_SYNCALL && in->mode == PTO_SYNC_SOFT))
-			need[in->imm] = PTO_ISA_I32;
-	}
-}
-
-static bool fz_has_hard_sync(const struct fz_prog *p)
-{
-	uint32_t pc;
-
-	for (pc = 0; pc < p->n; pc++)
-		if (p->insns[pc].op == PTO_OP_SYNCALL &&
-		    p->insns[pc].mode == PTO_SYNC_HARD)
-			return true;
-	return false;
-}
-
-struct fz_run_last {
-	uint32_t status;
-	uint32_t reason;
-	uint32_t seen;
-	uint64_t detail;
-};
-
-static void fz_run_last_cb(void *arg, const struct drm_pto_npu_cqe *c)
-{
-	struct fz_run_last *l = arg;
-
-	l->status = (uint32_t)c->status;
-	l->reason = c->reason;
-	l->detail = c->detail;
-	l->seen++;
-}
-
-/* Statuses a task of an accepted random kernel may end with. */
-static bool fz_run_status_ok(uint32_t s)
-{
-	switch (s) {
-	case DRM_PTO_NPU_STATUS_OK:
-	case DRM_PTO_NPU_STATUS_INVALID:
-	case DRM_PTO_NPU_STATUS_GM_FAULT:
-	case DRM_PTO_NPU_STATUS_TIMEOUT:
-	case DRM_PTO_NPU_STATUS_WORK_BUDGET:
-	case DRM_PTO_NPU_STATUS_ARITH_FAULT:
-	case DRM_PTO_NPU_STATUS_LOOP_FAULT:
-	case DRM_PTO_NPU_STATUS_BARRIER_FAULT:
-		return true;
-	}
-	return false;
-}
+/* ---------------------------------------------------- verified programs run */
 
 /* Lowers the device timeout for kernels that never end (teardown restores it). */
 static void fz_lower_timeout(struct __test_metadata *_metadata, long ms)
@@ -2526,7 +743,7 @@ TEST_F_TIMEOUT(fz, verifier_programs_run, 900)
 		uint8_t need[FZ_TENSORS];
 		int64_t scalars[FZ_TENSORS];
 		uint32_t nt, ns, blocks = 1, flags = 0, consumed = 0, nslots;
-		struct fz_sqe e;
+		struct pto_test_sqe e;
 		struct fz_prog p;
 		int64_t t0;
 		int ret;
@@ -2549,7 +766,7 @@ TEST_F_TIMEOUT(fz, verifier_programs_run, 900)
 		nt = c.num_tensor_args;
 		ns = c.num_scalar_args;
 		for (j = 0; j < nt; j++) {
-			uint8_t dt = need[j] ? need[j] : fz_dtypes[fz_below(&self->r, FZ_N(fz_dtypes))];
+			uint8_t dt = need[j] ? need[j] : fz_dtype(&self->r);
 
 			targs[j] = pto_test_targ(slots[j].handle, dt, page,
 						 FZ_VIEW_ROWS, FZ_VIEW_COLS);
@@ -2565,8 +782,8 @@ TEST_F_TIMEOUT(fz, verifier_programs_run, 900)
 		} else if (fz_pct(&self->r, 20)) {
 			blocks = 2 + fz_below(&self->r, 7);
 		}
-		nslots = fz_slots(nt, ns, 0, false);
-		pto_test_sqe_init((struct pto_test_sqe *)&e,
+		nslots = pto_test_sqe_slots(nt, ns, 0);
+		pto_test_sqe_init(&e,
 				  p.core == PTO_CORE_AIV ? c.handle : 0,
 				  p.core == PTO_CORE_AIC ? c.handle : 0, blocks,
 				  targs, nt, scalars, ns, NULL, 0);
@@ -2615,7 +832,8 @@ TEST_F_TIMEOUT(fz, verifier_programs_run, 900)
 	fz_q_close(self->fd, &q);
 	FZ_FINISH();
 }
-/* ------------------------------------------------------------ test 6 */
+
+/* ---------------------------------------------------------- hostile kernels */
 
 /* g0[ARG0, ARG1] = an 8x8 tile of 0x7777 (int32). */
 static const struct pto_insn fz_oob_tstore[] = {
@@ -2697,10 +915,10 @@ static void fz_run_one(struct __test_metadata *_metadata, int fd, struct fz_q *q
 	struct fz_run_last l = { 0 };
 	struct fz_cqe_seen seen = { .last = fz_run_last_cb, .arg = &l };
 	uint32_t consumed = 0;
-	struct fz_sqe e;
+	struct pto_test_sqe e;
 	uint32_t n;
 
-	n = (uint32_t)(pto_test_sqe_init((struct pto_test_sqe *)&e, kaiv, kaic,
+	n = (uint32_t)(pto_test_sqe_init(&e, kaiv, kaic,
 					 blocks, t, nt, sc, ns, NULL, 0) /
 		       DRM_PTO_NPU_SQ_SLOT_SIZE);
 	e.hdr.flags = flags;
@@ -2745,8 +963,7 @@ TEST_F_TIMEOUT(fz, hostile_kernels, 900)
 				      FZ_N(fz_oob_gst), NULL, 0, &kgst));
 	ASSERT_EQ(0, fz_kernel_create(self->fd, PTO_CORE_AIV, fz_oob_load,
 				      FZ_N(fz_oob_load), NULL, 0, &kld));
-	ASSERT_EQ(0, fz_kernel_create(self->fd, PTO_CORE_AIV, fz_end_prog, 1,
-				      NULL, 0, &kend));
+	ASSERT_EQ(0, fz_end_kernel(self->fd, PTO_CORE_AIV, &kend));
 	ASSERT_EQ(0, fz_kernel_create(self->fd, PTO_CORE_AIV, fz_endless,
 				      FZ_N(fz_endless), NULL, 0, &kloop));
 
@@ -2962,56 +1179,8 @@ TEST_F_TIMEOUT(fz, hostile_kernels, 900)
 	EXPECT_EQ(0, fz_q_close(self->fd, &q));
 	FZ_FINISH();
 }
-/* ------------------------------------------------------------ test 7 */
 
-static const int E_RACE_SUBMIT[] = { EINVAL, ENOENT, ENOMEM, EBADF, 0 };
-static const int E_RACE_WAIT[] = { EINVAL, ENOENT, ETIME, EINTR, EBADF, 0 };
-
-struct fz_race {
-	int fd;
-	struct fz_q *q;
-	uint32_t kernel, in, out;
-	bool waiter;
-	int stop;
-	uint64_t seed;
-};
-
-/* Pushes, rings and reaps (or only waits) until the file is gone. */
-static void *fz_race_thread(void *arg)
-{
-	struct fz_race *x = arg;
-	struct fz_rng r = { .s = x->seed };
-	struct fz_cqe_seen seen = { 0 };
-
-	while (!__atomic_load_n(&x->stop, __ATOMIC_ACQUIRE)) {
-		struct drm_pto_npu_queue_wait w = {
-			.queue_id = x->q->c.queue_id,
-			.timeout_ns = pto_test_now_ns() + PTO_TEST_MSEC(1 + fz_below(&r, 3)),
-		};
-		int ret;
-
-		if (!x->waiter) {
-			struct fz_sqe e;
-			uint32_t n = fz_good_entry(&e, x->kernel, x->in, x->out,
-						   fz_next(&r) & ~FZ_PRISTINE_MASK);
-			uint32_t i, burst = 1 + fz_below(&r, 4);
-
-			for (i = 0; i < burst && fz_q_room(x->q, n); i++)
-				fz_q_push(x->q, &e, n);
-			ret = fz_q_doorbell(x->fd, x->q, 0, 0, NULL, NULL);
-			fz_note(FZ_QUEUE_SUBMIT, ret, E_RACE_SUBMIT, "racing doorbell");
-			if (ret == -EBADF)
-				break;
-		}
-		ret = fz_ioctl(x->fd, DRM_IOCTL_PTO_NPU_QUEUE_WAIT, &w);
-		fz_note(FZ_QUEUE_WAIT, ret, E_RACE_WAIT, "racing wait");
-		if (ret == -EBADF)
-			break;
-		if (!x->waiter)
-			fz_q_reap(x->q, &seen);
-	}
-	return NULL;
-}
+/* --------------------------------------------------- races, in-flight bound */
 
 TEST_F_TIMEOUT(fz, race_close_submit_wait, 900)
 {
@@ -3027,8 +1196,7 @@ TEST_F_TIMEOUT(fz, race_close_submit_wait, 900)
 		int fd = pto_test_open(), ret;
 
 		ASSERT_LE(0, fd);
-		ASSERT_EQ(0, fz_kernel_create(fd, PTO_CORE_AIV, fz_good_prog,
-					      FZ_N(fz_good_prog), NULL, 0, &kernel));
+		ASSERT_EQ(0, fz_good_kernel(fd, &kernel));
 		ASSERT_EQ(0, pto_test_bo_create(fd, 4096, &in, NULL));
 		ASSERT_EQ(0, pto_test_bo_create(fd, 4096, &out, NULL));
 		ASSERT_EQ(0, fz_q_open(fd, 64, 64, &q[0]));
@@ -3103,7 +1271,7 @@ TEST_F_TIMEOUT(fz, inflight_block_records_bounded, 600)
 	struct fz_run_last l = { 0 };
 	struct fz_cqe_seen seen = { 0 };
 	uint64_t first = 0;
-	struct fz_sqe e;
+	struct pto_test_sqe e;
 	struct fz_q q;
 	int64_t dep;
 
@@ -3111,10 +1279,9 @@ TEST_F_TIMEOUT(fz, inflight_block_records_bounded, 600)
 	ASSERT_EQ(0, fz_q_open_budget(self->fd, 256, 1024, 1ull << 26, &q));
 	ASSERT_EQ(0, fz_kernel_create(self->fd, PTO_CORE_AIV, fz_endless,
 				      FZ_N(fz_endless), NULL, 0, &kloop));
-	ASSERT_EQ(0, fz_kernel_create(self->fd, PTO_CORE_AIV, fz_end_prog, 1,
-				      NULL, 0, &kend));
+	ASSERT_EQ(0, fz_end_kernel(self->fd, PTO_CORE_AIV, &kend));
 	/* A task that holds its dependants until its budget runs out. */
-	n = (uint32_t)(pto_test_sqe_init((struct pto_test_sqe *)&e, kloop, 0, 1,
+	n = (uint32_t)(pto_test_sqe_init(&e, kloop, 0, 1,
 					 NULL, 0, NULL, 0, NULL, 0) /
 		       DRM_PTO_NPU_SQ_SLOT_SIZE);
 	fz_q_push(&q, &e, n);
@@ -3122,7 +1289,7 @@ TEST_F_TIMEOUT(fz, inflight_block_records_bounded, 600)
 	ASSERT_EQ(1u, consumed);
 	dep = (int64_t)first;
 	for (i = 0; i < FZ_WIDE_ENTRIES; i++) {
-		n = (uint32_t)(pto_test_sqe_init((struct pto_test_sqe *)&e, kend, 0,
+		n = (uint32_t)(pto_test_sqe_init(&e, kend, 0,
 						 blocks, NULL, 0, NULL, 0, &dep, 1) /
 			       DRM_PTO_NPU_SQ_SLOT_SIZE);
 		fz_q_push(&q, &e, n);
