@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * pto_npu: the interpreter of verified kernels, and tensor argument
- * resolution. No floating point here: f32 work goes to pto_exec_fp.c.
+ * pto_npu: the interpreter of verified kernels. No floating point here:
+ * f32 work goes to pto_exec_fp.c; tensor views are pto_tensor.c's.
  *
  * The verifier has checked opcodes, registers, tile shapes and control
  * flow; what is checked here depends on run-time values: GM accesses
@@ -15,7 +15,6 @@
 #include <linux/atomic.h>
 #include <linux/delay.h>
 #include <linux/ktime.h>
-#include <linux/overflow.h>
 #include <linux/sched.h>
 #include <linux/string.h>
 #include <kunit/visibility.h>
@@ -25,6 +24,7 @@
 #include "pto_gem.h"
 #include "pto_queue.h"
 #include "pto_sched.h"
+#include "pto_tensor.h"
 #include "pto_worker.h"
 #include "pto_xring.h"
 #include "pto_trace.h"
@@ -65,68 +65,6 @@ struct pto_run {
 	u32 park_pc;
 };
 
-/**
- * pto_targ_resolve - validate a tensor argument and compute its 2-D view
- * @arg: the argument, copied out of the SQ
- * @bo_size: size of the buffer it names
- * @t: out: the view (bo and base are set by the caller)
- *
- * Return: 0, or a DRM_PTO_NPU_REASON_TENSOR_* code.
- */
-int pto_targ_resolve(const struct drm_pto_npu_tensor_arg *arg, u64 bo_size,
-		     struct pto_targ *t)
-{
-	u64 strides[4], rows = 1, last, end;
-	u32 n = arg->ndim, i;
-	bool dflt = true;
-
-	t->esize = pto_dtype_size(arg->dtype);
-	t->dtype = arg->dtype;
-	if (arg->flags || !t->esize || n < 1 || n > 4 || arg->offset % t->esize)
-		return DRM_PTO_NPU_REASON_TENSOR_LAYOUT;
-	for (i = 0; i < 4; i++) {
-		if (i < n ? !arg->shape[i] : (arg->shape[i] || arg->strides[i]))
-			return DRM_PTO_NPU_REASON_TENSOR_LAYOUT;
-		if (arg->strides[i])
-			dflt = false;
-	}
-	/* Row-major default; strides are in elements. */
-	for (i = n; i-- > 0;) {
-		if (!dflt)
-			strides[i] = arg->strides[i];
-		else if (i == n - 1)
-			strides[i] = 1;
-		else if (check_mul_overflow(strides[i + 1], (u64)arg->shape[i + 1],
-					    &strides[i]))
-			return DRM_PTO_NPU_REASON_TENSOR_RANGE;
-	}
-	/* Leading dims must collapse into rows: stride[i] = stride[i+1] * shape[i+1]. */
-	for (i = 0; i + 2 < n; i++) {
-		u64 want;
-
-		if (check_mul_overflow(strides[i + 1], (u64)arg->shape[i + 1], &want) ||
-		    strides[i] != want)
-			return DRM_PTO_NPU_REASON_TENSOR_LAYOUT;
-	}
-	for (i = 0; i + 1 < n; i++)
-		if (check_mul_overflow(rows, (u64)arg->shape[i], &rows))
-			return DRM_PTO_NPU_REASON_TENSOR_RANGE;
-	t->cols = arg->shape[n - 1];
-	t->col_stride = strides[n - 1];
-	t->rows = rows;
-	t->row_stride = n >= 2 ? strides[n - 2] : t->cols * t->col_stride;
-
-	/* Last addressed element, then its byte end, all overflow checked. */
-	if (check_mul_overflow(t->rows - 1, t->row_stride, &last) ||
-	    check_add_overflow(last, (t->cols - 1) * t->col_stride, &last) ||
-	    check_add_overflow(last, 1ULL, &end) ||
-	    check_mul_overflow(end, (u64)t->esize, &end) ||
-	    check_add_overflow(end, arg->offset, &end) || end > bo_size)
-		return DRM_PTO_NPU_REASON_TENSOR_RANGE;
-	return 0;
-}
-EXPORT_SYMBOL_IF_KUNIT(pto_targ_resolve);
-
 static bool pto_fault(struct pto_run *r, s32 status, u64 detail)
 {
 	r->res->status = status;
@@ -136,8 +74,7 @@ static bool pto_fault(struct pto_run *r, s32 status, u64 detail)
 
 static bool pto_gm_fault(struct pto_run *r, u32 arg, s64 row, s64 col)
 {
-	const struct pto_targ *t = &r->task->targs[arg];
-	u64 off = (u64)row * t->row_stride + (u64)col * t->col_stride;
+	u64 off = pto_targ_offset(&r->task->targs[arg], row, col);
 
 	return pto_fault(r, DRM_PTO_NPU_STATUS_GM_FAULT,
 			 ((u64)arg << 56) | (off & GENMASK_ULL(55, 0)));
@@ -146,69 +83,11 @@ static bool pto_gm_fault(struct pto_run *r, u32 arg, s64 row, s64 col)
 /* Address of [row, col] of a tensor, or NULL after recording a GM fault. */
 static u8 *pto_gm_elem(struct pto_run *r, u32 arg, s64 row, s64 col)
 {
-	const struct pto_targ *t = &r->task->targs[arg];
+	u8 *p = pto_targ_elem(&r->task->targs[arg], row, col);
 
-	if (row < 0 || col < 0 || row >= t->rows || col >= t->cols) {
+	if (!p)
 		pto_gm_fault(r, arg, row, col);
-		return NULL;
-	}
-	return t->base + ((u64)row * t->row_stride + (u64)col * t->col_stride) *
-			 t->esize;
-}
-
-static s64 pto_load_int(const void *p, u8 dtype)
-{
-	switch (dtype) {
-	case PTO_ISA_I8:
-		return *(const s8 *)p;
-	case PTO_ISA_U8:
-		return *(const u8 *)p;
-	case PTO_ISA_I16:
-		return *(const s16 *)p;
-	case PTO_ISA_U16:
-		return *(const u16 *)p;
-	case PTO_ISA_I32:
-		return *(const s32 *)p;
-	case PTO_ISA_U32:
-	case PTO_ISA_F32:
-		return *(const u32 *)p;
-	default:
-		return *(const s64 *)p;
-	}
-}
-
-/**
- * pto_targ_read - one element of a tensor as a 64-bit integer
- * @t: the tensor
- * @row: row, within the view
- * @col: column, within the view
- *
- * Signed dtypes are sign extended, unsigned ones zero extended.
- *
- * Return: the value.
- */
-s64 pto_targ_read(const struct pto_targ *t, u64 row, u64 col)
-{
-	return pto_load_int(t->base + (row * t->row_stride + col * t->col_stride) *
-			    t->esize, t->dtype);
-}
-
-static void pto_store_int(void *p, u8 esize, s64 v)
-{
-	switch (esize) {
-	case 1:
-		*(u8 *)p = v;
-		break;
-	case 2:
-		*(u16 *)p = v;
-		break;
-	case 4:
-		*(u32 *)p = v;
-		break;
-	default:
-		*(u64 *)p = v;
-		break;
-	}
+	return p;
 }
 
 static u8 *pto_tile(struct pto_run *r, u32 reg)
@@ -252,57 +131,17 @@ static bool pto_check(struct pto_run *r)
 	return true;
 }
 
+/* TLOAD or TSTORE: a tile-sized window of a tensor, checked first. */
 static bool pto_tile_xfer(struct pto_run *r, const struct pto_insn *in,
 			  bool load)
 {
 	const struct pto_tile_layout *tl = &r->k->tiles[in->dst];
 	const struct pto_targ *t = &r->task->targs[in->imm];
 	s64 row = r->s[in->a], col = r->s[in->b];
-	u8 *tile = pto_tile(r, in->dst);
-	size_t rowbytes = (size_t)tl->cols * tl->esize;
-	u32 i, j;
 
-	if (row < 0 || col < 0 ||
-	    (u64)row + tl->rows > t->rows || (u64)col + tl->cols > t->cols) {
-		/* Name the first element outside the tensor. */
-		if (row >= 0 && col >= 0 && (u64)row < t->rows && (u64)col < t->cols)
-			return pto_gm_fault(r, in->imm,
-					    (u64)row + tl->rows > t->rows ? t->rows : row,
-					    (u64)col + tl->cols > t->cols ? t->cols : col);
+	if (!pto_targ_window_fits(t, row, col, tl->rows, tl->cols, &row, &col))
 		return pto_gm_fault(r, in->imm, row, col);
-	}
-	if (t->col_stride == 1 && t->row_stride == tl->cols) {
-		/* Rows as long as the stride: the tile is one run of GM. */
-		u8 *gm = t->base + ((u64)row * t->row_stride + (u64)col) *
-				   t->esize;
-
-		if (load)
-			memcpy(tile, gm, tl->rows * rowbytes);
-		else
-			memcpy(gm, tile, tl->rows * rowbytes);
-		return true;
-	}
-	for (i = 0; i < tl->rows; i++) {
-		u8 *gm = t->base + ((u64)(row + i) * t->row_stride +
-				    (u64)col * t->col_stride) * t->esize;
-		u8 *lb = tile + i * rowbytes;
-
-		if (t->col_stride == 1) {
-			if (load)
-				memcpy(lb, gm, rowbytes);
-			else
-				memcpy(gm, lb, rowbytes);
-			continue;
-		}
-		for (j = 0; j < tl->cols; j++) {
-			u8 *g = gm + (u64)j * t->col_stride * t->esize;
-
-			if (load)
-				memcpy(lb + j * tl->esize, g, tl->esize);
-			else
-				memcpy(g, lb + j * tl->esize, tl->esize);
-		}
-	}
+	pto_targ_copy_tile(t, row, col, tl, pto_tile(r, in->dst), load);
 	return true;
 }
 

@@ -6,9 +6,9 @@
 #include <linux/types.h>
 
 #include "pto_npu_accel.h"
+#include "pto_tensor.h"
 
 struct pto_core;
-struct pto_targ;
 struct pto_task;
 
 /**
@@ -22,12 +22,9 @@ struct pto_exec_result {
 };
 
 bool pto_cmp_eval(u32 op, s64 a, s64 b);
-s64 pto_targ_read(const struct pto_targ *t, u64 row, u64 col);
 bool pto_exec_unit(struct pto_core *core, struct pto_task *task, u32 unit,
 		   struct pto_exec_result *res, bool resume);
 void *pto_exec_state_alloc(void);
-int pto_targ_resolve(const struct drm_pto_npu_tensor_arg *arg, u64 bo_size,
-		     struct pto_targ *t);
 
 /* pto_exec_fp.c: f32 math; callers pass bit patterns, never floats. */
 void pto_fp_tbin(u32 op, u32 *dst, const u32 *a, const u32 *b, size_t n);
