@@ -165,7 +165,7 @@ $(BUILD)/bin/%: tools/ptoctl/%.c $(LIBPTO_SO)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_USER) -o $@ $< -L$(BUILD)/lib -lpto $(LDLIBS_USER) $(RPATH)
 
-$(BUILD)/examples/%: examples/%.c $(LIBPTO_SO)
+$(BUILD)/examples/%: examples/%.c $(LIBPTO_SO) $(wildcard examples/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_USER) -o $@ $< -L$(BUILD)/lib -lpto $(LDLIBS_USER) $(RPATH)
 
