@@ -2165,9 +2165,10 @@ fail:
 /* ------------------------------------------------------------ contexts */
 
 /*
- * Another device context (an open file of its own, as another process
- * has): its queue, CQE buffer and empty AIV kernel. Rows 11 and 12 run
- * work from several contexts at once. Errors go to C->err.
+ * A device context (an open file of its own, as another process has): its
+ * queue, CQE buffer and empty AIV kernel. setup() opens the bench's own;
+ * rows 11 and 12 run work from several contexts at once. Errors go to
+ * C->err.
  */
 static int ctx_open(struct bench *C, uint32_t sq_slots, uint32_t cq_entries)
 {
@@ -2865,29 +2866,13 @@ static int setup(struct bench *B)
 	struct pto_kb *kb;
 	int ret;
 
-	ret = pto_device_open(0, &B->dev);
-	if (ret) {
-		fprintf(stderr, "pto-bench: open device 0: %s\n", pto_strerror(ret));
-		return ret;
-	}
-	pto_device_query_info(B->dev, &B->info);
+	/* The device, its queue, the CQE buffer, the empty AIV kernel. */
+	ret = ctx_open(B, SQ_SLOTS, CQ_ENTRIES);
+	if (ret)
+		goto fail;
 	B->aiv = pto_available_aiv_count(B->dev);
 	B->aic = pto_available_aic_count(B->dev);
 	B->clusters = pto_available_cluster_count(B->dev);
-	ret = pto_queue_create(B->dev, SQ_SLOTS, CQ_ENTRIES, &B->q);
-	if (ret) {
-		fprintf(stderr, "pto-bench: queue: %s\n", pto_strerror(ret));
-		return ret;
-	}
-	B->cqe = calloc(CQE_CAP, sizeof(*B->cqe));
-	if (!B->cqe)
-		return -ENOMEM;
-
-	if ((ret = pto_kb_new(B->dev, PTO_CORE_AIV, &kb)))
-		return ret;
-	pto_kb_end(kb);
-	if ((ret = kb_done(B, kb, "empty_aiv", &B->k_empty_aiv)))
-		goto fail;
 	if ((ret = pto_kb_new(B->dev, PTO_CORE_AIC, &kb)))
 		return ret;
 	pto_kb_end(kb);
