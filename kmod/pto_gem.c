@@ -8,6 +8,8 @@
  * Copyright (C) 2026 pto-npu authors
  */
 
+#include <linux/dma-resv.h>
+#include <linux/iosys-map.h>
 #include <linux/slab.h>
 #include <kunit/visibility.h>
 
@@ -15,11 +17,15 @@
 #include <drm/drm_file.h>
 #include <drm/drm_gem.h>
 #include <drm/drm_gem_shmem_helper.h>
-#include <linux/dma-resv.h>
-#include <linux/iosys-map.h>
+#include <drm/drm_print.h>
 
 #include "pto_gem.h"
 
+/**
+ * pto_gm_account_alloc - the GM accounting of a new context
+ *
+ * Return: the account with one reference (the context's), or NULL.
+ */
 struct pto_gm_account *pto_gm_account_alloc(void)
 {
 	struct pto_gm_account *gm = kzalloc(sizeof(*gm), GFP_KERNEL);
@@ -34,6 +40,10 @@ static void pto_gm_account_release(struct kref *ref)
 	kfree(container_of(ref, struct pto_gm_account, ref));
 }
 
+/**
+ * pto_gm_account_put - drop a reference to a GM account
+ * @gm: the account; freed with its last reference (context or buffer)
+ */
 void pto_gm_account_put(struct pto_gm_account *gm)
 {
 	kref_put(&gm->ref, pto_gm_account_release);
@@ -57,11 +67,15 @@ static int pto_bo_charge(struct pto_device *pdev, struct pto_gm_account *gm,
 {
 	if (atomic64_inc_return(&gm->bos) > PTO_MAX_BOS_PER_CONTEXT) {
 		atomic64_dec(&gm->bos);
+		drm_dbg(&pdev->drm, "GM: the context holds %d buffers already\n",
+			PTO_MAX_BOS_PER_CONTEXT);
 		return -ENOSPC;
 	}
 	if (atomic64_add_return(size, &gm->bytes) > PTO_MAX_GM_PER_CONTEXT) {
 		atomic64_sub(size, &gm->bytes);
 		atomic64_dec(&gm->bos);
+		drm_dbg(&pdev->drm, "GM: %llu more bytes pass the context's %llu\n",
+			size, PTO_MAX_GM_PER_CONTEXT);
 		return -ENOSPC;
 	}
 	atomic64_inc(&pdev->bos);
@@ -100,6 +114,13 @@ static const struct drm_gem_object_funcs pto_bo_funcs = {
 	.vm_ops = &drm_gem_shmem_vm_ops,
 };
 
+/**
+ * pto_gem_create_object - &drm_driver.gem_create_object: a struct pto_bo
+ * @drm: device
+ * @size: bytes (the shmem helper sets the object up)
+ *
+ * Return: the GEM object inside a zeroed struct pto_bo, or ERR_PTR(-ENOMEM).
+ */
 struct drm_gem_object *pto_gem_create_object(struct drm_device *drm,
 					     size_t size)
 {
@@ -143,35 +164,50 @@ void *pto_bo_vaddr(struct pto_bo *bo)
 	return vaddr;
 }
 
-/**
- * pto_bo_create_kernel - a buffer the module owns and maps (queue rings)
- * @pdev: device
- * @ctx: context charged for it
- * @size: bytes
- *
- * Return: the buffer with one reference and a kernel mapping, or ERR_PTR.
+/*
+ * The one way a GM buffer is made: charged to @gm, then created, then
+ * holding a reference to @gm that pto_bo_free() drops with the charge.
+ * @size is page aligned.
  */
-struct pto_bo *pto_bo_create_kernel(struct pto_device *pdev,
-				    struct pto_ctx *ctx, u64 size)
+static struct pto_bo *pto_bo_create(struct pto_device *pdev,
+				    struct pto_gm_account *gm, u64 size)
 {
 	struct drm_gem_shmem_object *shmem;
 	struct pto_bo *bo;
 	int ret;
 
-	size = PAGE_ALIGN(size);
-	ret = pto_bo_charge(pdev, ctx->gm, size);
+	ret = pto_bo_charge(pdev, gm, size);
 	if (ret)
 		return ERR_PTR(ret);
 	shmem = drm_gem_shmem_create(&pdev->drm, size);
 	if (IS_ERR(shmem)) {
-		pto_bo_uncharge(pdev, ctx->gm, size);
+		pto_bo_uncharge(pdev, gm, size);
 		return ERR_CAST(shmem);
 	}
 	bo = container_of(shmem, struct pto_bo, base);
-	kref_get(&ctx->gm->ref);
-	bo->gm = ctx->gm;
+	kref_get(&gm->ref);
+	bo->gm = gm;
+	return bo;
+}
+
+/**
+ * pto_bo_create_kernel - a buffer the module owns and maps (queue rings)
+ * @pdev: device
+ * @ctx: context charged for it
+ * @size: bytes, rounded up to a page
+ *
+ * Return: the buffer with one reference and a kernel mapping, or ERR_PTR:
+ * -ENOSPC past the context's GM caps, -ENOMEM.
+ */
+struct pto_bo *pto_bo_create_kernel(struct pto_device *pdev,
+				    struct pto_ctx *ctx, u64 size)
+{
+	struct pto_bo *bo = pto_bo_create(pdev, ctx->gm, PAGE_ALIGN(size));
+
+	if (IS_ERR(bo))
+		return bo;
 	if (!pto_bo_vaddr(bo)) {
-		drm_gem_object_put(&shmem->base);
+		drm_gem_object_put(&bo->base.base);
 		return ERR_PTR(-ENOMEM);
 	}
 	return bo;
@@ -193,44 +229,55 @@ VISIBLE_IF_KUNIT int pto_bo_size_check(u64 size, u64 *aligned)
 }
 EXPORT_SYMBOL_IF_KUNIT(pto_bo_size_check);
 
+/**
+ * pto_ioctl_bo_create - DRM_IOCTL_PTO_NPU_BO_CREATE: a GM buffer and its handle
+ * @drm: device
+ * @data: struct drm_pto_npu_bo_create
+ * @file: the context's file
+ *
+ * Return: 0; -EINVAL for flags, a handle passed in or a size of 0 or past
+ * PTO_MAX_BO_SIZE; -ENOSPC past the context's GM caps; -ENOMEM.
+ */
 int pto_ioctl_bo_create(struct drm_device *drm, void *data,
 			struct drm_file *file)
 {
-	struct pto_device *pdev = to_pto_device(drm);
-	struct pto_ctx *pfile = file->driver_priv;
 	struct drm_pto_npu_bo_create *args = data;
-	struct drm_gem_shmem_object *shmem;
+	struct pto_ctx *ctx = file->driver_priv;
 	struct pto_bo *bo;
 	u64 size;
 	int ret;
 
-	if (args->flags || args->handle)
+	if (args->flags || args->handle) {
+		drm_dbg(drm, "BO_CREATE: flags 0x%x, handle %u: must be 0\n",
+			args->flags, args->handle);
 		return -EINVAL;
-	ret = pto_bo_size_check(args->size, &size);
-	if (ret)
-		return ret;
-	ret = pto_bo_charge(pdev, pfile->gm, size);
-	if (ret)
-		return ret;
-
-	shmem = drm_gem_shmem_create(drm, size);
-	if (IS_ERR(shmem)) {
-		pto_bo_uncharge(pdev, pfile->gm, size);
-		return PTR_ERR(shmem);
 	}
-	bo = container_of(shmem, struct pto_bo, base);
-	kref_get(&pfile->gm->ref);
-	bo->gm = pfile->gm;
-
-	ret = drm_gem_handle_create(file, &shmem->base, &args->handle);
+	ret = pto_bo_size_check(args->size, &size);
+	if (ret) {
+		drm_dbg(drm, "BO_CREATE: size %llu outside 1..%llu\n",
+			args->size, PTO_MAX_BO_SIZE);
+		return ret;
+	}
+	bo = pto_bo_create(to_pto_device(drm), ctx->gm, size);
+	if (IS_ERR(bo))
+		return PTR_ERR(bo);
+	ret = drm_gem_handle_create(file, &bo->base.base, &args->handle);
 	/* The handle holds the reference now (or creation failed: free). */
-	drm_gem_object_put(&shmem->base);
+	drm_gem_object_put(&bo->base.base);
 	if (ret)
 		return ret;
 	args->size = size;
 	return 0;
 }
 
+/**
+ * pto_ioctl_bo_info - DRM_IOCTL_PTO_NPU_BO_INFO: a buffer's size and mmap offset
+ * @drm: device
+ * @data: struct drm_pto_npu_bo_info
+ * @file: the context's file
+ *
+ * Return: 0; -EINVAL for flags; -ENOENT for an unknown handle; -ENOMEM.
+ */
 int pto_ioctl_bo_info(struct drm_device *drm, void *data,
 		      struct drm_file *file)
 {
@@ -238,8 +285,10 @@ int pto_ioctl_bo_info(struct drm_device *drm, void *data,
 	struct drm_gem_object *obj;
 	int ret;
 
-	if (args->flags)
+	if (args->flags) {
+		drm_dbg(drm, "BO_INFO: flags 0x%x: must be 0\n", args->flags);
 		return -EINVAL;
+	}
 	obj = drm_gem_object_lookup(file, args->handle);
 	if (!obj)
 		return -ENOENT;
