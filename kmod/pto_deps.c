@@ -33,6 +33,7 @@ void pto_deps_remember_failed(struct pto_ctx *ctx, struct pto_task *task)
 {
 	struct pto_failed *f = task->fail_rec;
 
+	lockdep_assert_held(&ctx->pdev->sched->lock);
 	task->fail_rec = NULL;
 	f->id = task->id;
 	f->status = task->status;
@@ -47,6 +48,7 @@ static struct pto_task *pto_find_task(struct pto_ctx *ctx, u64 id)
 {
 	struct pto_task *t;
 
+	lockdep_assert_held(&ctx->pdev->sched->lock);
 	hash_for_each_possible(ctx->tasks, t, hnode, id)
 		if (t->id == id)
 			return t;
@@ -57,6 +59,7 @@ static bool pto_failed_id(struct pto_ctx *ctx, u64 id)
 {
 	struct pto_failed *f;
 
+	lockdep_assert_held(&ctx->pdev->sched->lock);
 	hash_for_each_possible(ctx->failed, f, node, id)
 		if (f->id == id)
 			return true;

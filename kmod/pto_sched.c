@@ -47,6 +47,7 @@ static void pto_ready_add(struct pto_sched *s, struct pto_task *task)
 	struct pto_ctx *ctx = task->ctx;
 	u32 ti = pto_task_type(task);
 
+	lockdep_assert_held(&s->lock);
 	list_add_tail(&task->ready_link, &ctx->ready[ti]);
 	if (list_empty(&ctx->ready_link[ti]))
 		list_add_tail(&ctx->ready_link[ti], &s->ready[ti]);
@@ -57,6 +58,7 @@ static void pto_ready_del(struct pto_task *task)
 	struct pto_ctx *ctx = task->ctx;
 	u32 ti = pto_task_type(task);
 
+	lockdep_assert_held(&task->ctx->pdev->sched->lock);
 	list_del_init(&task->ready_link);
 	if (list_empty(&ctx->ready[ti]))
 		list_del_init(&ctx->ready_link[ti]);
@@ -112,6 +114,7 @@ static u32 pto_local_footprint(struct pto_sched *s, struct pto_core *core,
 static void pto_core_scrub(struct pto_sched *s, struct pto_core *core,
 			   struct pto_task *task)
 {
+	lockdep_assert_held(&s->lock);
 	if (core->owner != task->ctx->uid) {
 		memset(core->local, 0, core->dirty);
 		core->owner = task->ctx->uid;
@@ -187,6 +190,7 @@ static void pto_core_start(struct pto_sched *s, struct pto_core *core,
 {
 	u32 ti = pto_cidx(core);
 
+	lockdep_assert_held(&s->lock);
 	__clear_bit(core->index, s->idle[ti]);
 	pto_core_scrub(s, core, task);
 	core->run_task = task;
@@ -224,6 +228,7 @@ static void pto_place_mix(struct pto_sched *s, struct pto_task *task,
 	struct pto_xring_set *set = &task->rings[b];
 	u32 unit = b * task->nparts;
 
+	lockdep_assert_held(&s->lock);
 	set->mem[0] = (u8 *)aiv0->local + task->ring_base;
 	set->mem[1] = (u8 *)aiv1->local + task->ring_base;
 	pto_core_start(s, aic, task, unit, self, staged, now);
@@ -249,6 +254,7 @@ static void pto_try_stage(struct pto_sched *s, struct pto_task *c)
 	u32 ti = pto_task_type(c), i;
 	u64 now = 0;
 
+	lockdep_assert_held(&s->lock);
 	if (c->state != PTO_TASK_WAITING || !c->fanin || c->dep_failed ||
 	    c->status != DRM_PTO_NPU_STATUS_OK || c->ctx->dead ||
 	    (c->flags & (DRM_PTO_NPU_TASK_F_PREDICATE |
@@ -281,12 +287,13 @@ static void pto_try_stage(struct pto_sched *s, struct pto_task *c)
  * The core unit @u of @task is still staged on, or NULL. Staged units are
  * placed units: each record names its core.
  */
-struct pto_core *pto_staged_core(struct pto_sched *s,
-					struct pto_task *task, u32 u)
+struct pto_core *pto_staged_core(struct pto_sched *s, struct pto_task *task,
+				 u32 u)
 {
 	const struct pto_unit_rec *rec = &task->recs[u];
 	struct pto_core *core;
 
+	lockdep_assert_held(&s->lock);
 	if (!rec->staged)
 		return NULL;
 	core = &s->cores[pto_type_cidx(rec->core_type)][rec->core];
@@ -297,15 +304,16 @@ struct pto_core *pto_staged_core(struct pto_sched *s,
 
 /* Release staged unit @u of @task from @core: released at @now. */
 void pto_release_staged_unit(struct pto_sched *s, struct pto_core *core,
-			       struct pto_task *task, u32 u, u64 now)
+			     struct pto_task *task, u32 u, u64 now)
 {
+	lockdep_assert_held(&s->lock);
 	core->staged = false;
 	s->no_preload[pto_cidx(core)] = false;
 	task->staged_units--;
 	task->recs[u].ts[PTO_TS_DISPATCH] = now;
 	pto_count(core->pdev, releases);
 	trace_pto_release(core->pdev->index, task->ctx->uid, task->id, u,
-			   core->type, core->index, 0);
+			  core->type, core->index, 0);
 }
 
 /*
@@ -314,10 +322,11 @@ void pto_release_staged_unit(struct pto_sched *s, struct pto_core *core,
  * it can, so the first consumer unit starts without even a wake-up.
  */
 void pto_release_staged(struct pto_sched *s, struct pto_task *task,
-			 struct pto_core **adopt, u64 *now)
+			struct pto_core **adopt, u64 *now)
 {
 	u32 u;
 
+	lockdep_assert_held(&s->lock);
 	for (u = 0; u < task->next_block * task->nparts && task->staged_units;
 	     u++) {
 		struct pto_core *core = pto_staged_core(s, task, u);
@@ -341,6 +350,7 @@ static void pto_place(struct pto_sched *s, struct pto_task *task,
 	struct pto_core *core;
 	u32 block;
 
+	lockdep_assert_held(&s->lock);
 	if (ti == PTO_RQ_MIX) {
 		pto_place_mix(s, task, self, false, now);
 		goto placed;
@@ -398,6 +408,7 @@ static bool pto_has_slot(struct pto_sched *s, const struct pto_task *task,
 	u32 left = task->block_num - task->next_block;
 	bool sync = task->flags & DRM_PTO_NPU_TASK_F_SYNC_START;
 
+	lockdep_assert_held(&s->lock);
 	/* sync_start: every block resident at once, so only idle cores count. */
 	if (ti == PTO_RQ_MIX)
 		return sync ? pto_idle_clusters(s) >= left :
@@ -422,6 +433,7 @@ static bool pto_has_slot(struct pto_sched *s, const struct pto_task *task,
 /* A task stopped before all its blocks were placed. */
 static void pto_unplace_rest(struct pto_task *task)
 {
+	lockdep_assert_held(&task->ctx->pdev->sched->lock);
 	if (task->state == PTO_TASK_READY) {
 		pto_ready_del(task);
 		task->state = PTO_TASK_PLACED;
@@ -481,6 +493,7 @@ static void pto_make_ready(struct pto_sched *s, struct pto_task *task,
 			   struct list_head *work, struct pto_core **adopt,
 			   u64 *now)
 {
+	lockdep_assert_held(&s->lock);
 	if (task->ctx->dead && task->status == DRM_PTO_NPU_STATUS_OK)
 		task->status = DRM_PTO_NPU_STATUS_CANCELLED;
 	else if (task->dep_failed && task->status == DRM_PTO_NPU_STATUS_OK)
@@ -592,13 +605,14 @@ static void pto_complete(struct pto_sched *s, struct pto_task *first,
 }
 
 void pto_unit_done(struct pto_sched *s, struct pto_core *core,
-			   struct pto_task *task, u32 unit,
-			   const struct pto_exec_result *res,
-			   struct list_head *freeable, struct pto_core **adopt,
-			   struct list_head *post)
+		   struct pto_task *task, u32 unit,
+		   const struct pto_exec_result *res,
+		   struct list_head *freeable, struct pto_core **adopt,
+		   struct list_head *post)
 {
 	u32 ti = pto_cidx(core);
 
+	lockdep_assert_held(&s->lock);
 	task->units_out--;
 	/* Our running slot frees up: this core (or its pending unit's) can preload. */
 	s->no_preload[ti] = false;
@@ -618,8 +632,8 @@ void pto_unit_done(struct pto_sched *s, struct pto_core *core,
 	 */
 	if (task->rings)
 		pto_xring_side_done(s, task, unit / task->nparts,
-				   core->type == PTO_CORE_AIC,
-				   unit % task->nparts - 1);
+				    core->type == PTO_CORE_AIC,
+				    unit % task->nparts - 1);
 	if (task->bar_parties)
 		pto_barrier_exit(s, task);
 
@@ -721,7 +735,6 @@ void pto_sched_cancel_ctx(struct pto_ctx *ctx)
 	spin_unlock(&s->lock);
 }
 
-
 /* Local memory layout: AIV: UB at 0. AIC: L1 | L0A | L0B | L0C. */
 static void pto_sched_layout(struct pto_sched *s, const struct pto_topology *t)
 {
@@ -740,39 +753,6 @@ static void pto_sched_layout(struct pto_sched *s, const struct pto_topology *t)
 	s->local_size[PTO_AIC] = s->buf_base[PTO_BUF_L0C] + t->aic_l0c;
 }
 
-/* The cores of type @ti, idle, their threads started. */
-static int pto_sched_cores_init(struct pto_sched *s, enum pto_cidx ti)
-{
-	u32 i;
-	int ret;
-
-	s->cores[ti] = kcalloc(s->ncores[ti], sizeof(struct pto_core),
-			       GFP_KERNEL);
-	s->idle[ti] = bitmap_zalloc(s->ncores[ti], GFP_KERNEL);
-	if (!s->cores[ti] || !s->idle[ti])
-		return -ENOMEM;
-	bitmap_fill(s->idle[ti], s->ncores[ti]);
-	for (i = 0; i < s->ncores[ti]; i++) {
-		struct pto_core *core = &s->cores[ti][i];
-
-		core->pdev = s->pdev;
-		core->type = pto_cidx_core_type(ti);
-		core->index = i;
-		core->sub_block = ti == PTO_AIC ? 0 : i % PTO_AIV_PER_CLUSTER;
-		init_waitqueue_head(&core->wake);
-		INIT_LIST_HEAD(&core->kick_link);
-		INIT_LIST_HEAD(&core->park_link);
-		core->local = vzalloc(s->local_size[ti]);
-		core->exec = pto_exec_state_alloc();
-		if (!core->local || !core->exec)
-			return -ENOMEM;
-		ret = pto_worker_start(core);
-		if (ret)
-			return ret;
-	}
-	return 0;
-}
-
 /**
  * pto_sched_init - the scheduler and the cores of a device
  * @pdev: device, its topology set
@@ -782,7 +762,6 @@ static int pto_sched_cores_init(struct pto_sched *s, enum pto_cidx ti)
 int pto_sched_init(struct pto_device *pdev)
 {
 	struct pto_sched *s;
-	enum pto_cidx ti;
 	u32 q;
 	int ret;
 
@@ -803,14 +782,10 @@ int pto_sched_init(struct pto_device *pdev)
 	spin_lock_init(&s->spare_lock);
 	INIT_LIST_HEAD(&s->spares);
 	pto_sched_layout(s, &pdev->topo);
-	for (ti = 0; ti < PTO_NUM_CIDX; ti++) {
-		ret = pto_sched_cores_init(s, ti);
-		if (ret) {
-			pto_sched_fini(pdev);
-			return ret;
-		}
-	}
-	return 0;
+	ret = pto_cores_init(s);
+	if (ret)
+		pto_sched_fini(pdev);
+	return ret;
 }
 
 /**
@@ -820,22 +795,12 @@ int pto_sched_init(struct pto_device *pdev)
 void pto_sched_fini(struct pto_device *pdev)
 {
 	struct pto_sched *s = pdev->sched;
-	enum pto_cidx ti;
-	u32 i;
 
 	if (!s)
 		return;
 	cancel_delayed_work_sync(&s->watchdog);
 	pto_task_spares_free(s);
-	for (ti = 0; ti < PTO_NUM_CIDX; ti++) {
-		for (i = 0; s->cores[ti] && i < s->ncores[ti]; i++) {
-			pto_worker_stop(&s->cores[ti][i]);
-			vfree(s->cores[ti][i].local);
-			kfree(s->cores[ti][i].exec);
-		}
-		kfree(s->cores[ti]);
-		bitmap_free(s->idle[ti]);
-	}
+	pto_cores_fini(s);
 	kfree(s);
 	pdev->sched = NULL;
 }

@@ -180,7 +180,6 @@ struct pto_sched {
 	u32 nspares;
 };
 
-
 /* The scheduling quantum, in jiffies: 2 ms, at least one jiffy. */
 #define PTO_QUANTUM_JIFFIES max_t(unsigned long, 1, msecs_to_jiffies(2))
 

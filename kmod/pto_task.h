@@ -219,7 +219,6 @@ struct pto_task {
 	long wd_progress;
 };
 
-
 /*
  * No progress since @since for @timeout. @now may be older than @since: a
  * wait that moved after the caller read the clock is not stalled.

@@ -20,8 +20,11 @@
  * Copyright (C) 2026 pto-npu authors
  */
 
+#include <linux/bitmap.h>
 #include <linux/kthread.h>
 #include <linux/ktime.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
 
 #include "pto_barrier.h"
 #include "pto_exec.h"
@@ -45,6 +48,7 @@ static bool pto_free_running(const struct pto_core *core)
 
 static void pto_core_wake(struct pto_sched *s, struct pto_core *core)
 {
+	lockdep_assert_held(&s->lock);
 	core->woken = true;
 	if (!core->awake) {
 		core->awake = true;
@@ -61,8 +65,9 @@ static void pto_core_wake(struct pto_sched *s, struct pto_core *core)
  * wake-ups and context switches (Documentation/scheduler.rst).
  */
 void pto_core_kick(struct pto_sched *s, struct pto_core *core,
-			  struct pto_core *self)
+		   struct pto_core *self)
 {
+	lockdep_assert_held(&s->lock);
 	if (core == self || core->in_worker || core->queued || core->woken)
 		return;
 	if (s->awake >= s->budget && pto_free_running(core)) {
@@ -186,6 +191,7 @@ static void pto_early_retire(struct pto_sched *s, struct pto_core *pcore,
 {
 	struct pto_core *adopt = NULL;
 
+	lockdep_assert_held(&s->lock);
 	pto_unit_done(s, pcore, ptask, punit, pres, freeable, &adopt, post);
 	if (adopt) {
 		adopt->in_worker = false;
@@ -202,7 +208,6 @@ static bool pto_own_has_work(const struct pto_core *own)
 	return !own->in_worker && own->run_task && !own->staged &&
 	       !own->parked;
 }
-
 
 /* Units a worker runs on one core in a row while others are queued. */
 #define PTO_YIELD_UNITS 8
@@ -499,13 +504,8 @@ static int pto_core_thread(void *data)
 	return 0;
 }
 
-/**
- * pto_worker_start - start a core's thread
- * @core: the core, set up
- *
- * Return: 0 or a negative errno.
- */
-int pto_worker_start(struct pto_core *core)
+/* Start a core's thread. Return: 0 or a negative errno. */
+static int pto_worker_start(struct pto_core *core)
 {
 	struct task_struct *t;
 
@@ -517,13 +517,82 @@ int pto_worker_start(struct pto_core *core)
 	return 0;
 }
 
-/**
- * pto_worker_stop - stop a core's thread, if it was started
- * @core: the core
- */
-void pto_worker_stop(struct pto_core *core)
+/* Stop a core's thread, if it was started. */
+static void pto_worker_stop(struct pto_core *core)
 {
 	if (core->thread)
 		kthread_stop(core->thread);
 	core->thread = NULL;
+}
+
+/* The cores of type @ti, idle, their threads started. */
+static int pto_cores_init_type(struct pto_sched *s, enum pto_cidx ti)
+{
+	u32 i;
+	int ret;
+
+	s->cores[ti] = kcalloc(s->ncores[ti], sizeof(struct pto_core),
+			       GFP_KERNEL);
+	s->idle[ti] = bitmap_zalloc(s->ncores[ti], GFP_KERNEL);
+	if (!s->cores[ti] || !s->idle[ti])
+		return -ENOMEM;
+	bitmap_fill(s->idle[ti], s->ncores[ti]);
+	for (i = 0; i < s->ncores[ti]; i++) {
+		struct pto_core *core = &s->cores[ti][i];
+
+		core->pdev = s->pdev;
+		core->type = pto_cidx_core_type(ti);
+		core->index = i;
+		core->sub_block = ti == PTO_AIC ? 0 : i % PTO_AIV_PER_CLUSTER;
+		init_waitqueue_head(&core->wake);
+		INIT_LIST_HEAD(&core->kick_link);
+		INIT_LIST_HEAD(&core->park_link);
+		core->local = vzalloc(s->local_size[ti]);
+		core->exec = pto_exec_state_alloc();
+		if (!core->local || !core->exec)
+			return -ENOMEM;
+		ret = pto_worker_start(core);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/**
+ * pto_cores_init - the virtual cores of a device, idle, threads started
+ * @s: its scheduler, the local memory layout set
+ *
+ * Return: 0 or a negative errno (pto_cores_fini() frees what was made).
+ */
+int pto_cores_init(struct pto_sched *s)
+{
+	enum pto_cidx ti;
+	int ret;
+
+	for (ti = 0; ti < PTO_NUM_CIDX; ti++) {
+		ret = pto_cores_init_type(s, ti);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/**
+ * pto_cores_fini - stop the cores' threads and free the cores
+ * @s: the scheduler (its cores may be half set up)
+ */
+void pto_cores_fini(struct pto_sched *s)
+{
+	enum pto_cidx ti;
+	u32 i;
+
+	for (ti = 0; ti < PTO_NUM_CIDX; ti++) {
+		for (i = 0; s->cores[ti] && i < s->ncores[ti]; i++) {
+			pto_worker_stop(&s->cores[ti][i]);
+			vfree(s->cores[ti][i].local);
+			kfree(s->cores[ti][i].exec);
+		}
+		kfree(s->cores[ti]);
+		bitmap_free(s->idle[ti]);
+	}
 }

@@ -13,7 +13,7 @@ void pto_core_kick(struct pto_sched *s, struct pto_core *core,
 		   struct pto_core *self);
 void pto_sched_unpark(struct pto_sched *s, struct pto_core *core, s32 st);
 void pto_sched_flush_kicks(struct pto_device *pdev, u64 uid, bool all);
-int pto_worker_start(struct pto_core *core);
-void pto_worker_stop(struct pto_core *core);
+int pto_cores_init(struct pto_sched *s);
+void pto_cores_fini(struct pto_sched *s);
 
 #endif /* __PTO_WORKER_H__ */

@@ -46,14 +46,23 @@ enum pto_core_type {
  * Same numbering as libpto's enum pto_dtype.
  */
 enum pto_isa_dtype {
+	/** @PTO_ISA_F32: 32-bit IEEE float. */
 	PTO_ISA_F32 = 1,
+	/** @PTO_ISA_I8: signed 8-bit integer. */
 	PTO_ISA_I8 = 2,
+	/** @PTO_ISA_I16: signed 16-bit integer. */
 	PTO_ISA_I16 = 3,
+	/** @PTO_ISA_I32: signed 32-bit integer. */
 	PTO_ISA_I32 = 4,
+	/** @PTO_ISA_I64: signed 64-bit integer. */
 	PTO_ISA_I64 = 5,
+	/** @PTO_ISA_U8: unsigned 8-bit integer. */
 	PTO_ISA_U8 = 6,
+	/** @PTO_ISA_U16: unsigned 16-bit integer. */
 	PTO_ISA_U16 = 7,
+	/** @PTO_ISA_U32: unsigned 32-bit integer. */
 	PTO_ISA_U32 = 8,
+	/** @PTO_ISA_U64: unsigned 64-bit integer. */
 	PTO_ISA_U64 = 9,
 };
 
