@@ -36,6 +36,13 @@
 /* Output rows per FPU section of MATMUL. */
 #define PTO_MATMUL_ROWS 4
 
+/**
+ * struct pto_loop - one level of the LOOP stack
+ * @pc: the LOOP instruction
+ * @reg: the scalar register holding the iteration
+ * @count: iterations
+ * @iter: the current iteration
+ */
 struct pto_loop {
 	u32 pc;
 	u8 reg;
@@ -43,6 +50,28 @@ struct pto_loop {
 	s64 iter;
 };
 
+/**
+ * struct pto_run - a core's interpreter state: the unit in its running slot
+ * @core: the core
+ * @task: the unit's task
+ * @k: the kernel for the core's type
+ * @block: block index
+ * @part: part of the block (0: a mixed block's AIC)
+ * @sub_block: value of SREG SUB_BLOCK_ID
+ * @local: the core's local memory, where the tiles are
+ * @work: instructions run (the work budget's measure)
+ * @budget: the queue's work budget
+ * @flush_at: when the unit next hands out the kick queue (ns)
+ * @flushed: it has done so once (its first quantum is over)
+ * @s: scalar registers
+ * @loops: the LOOP stack
+ * @depth: its depth
+ * @res: where the unit's status goes
+ * @pc: where a parked unit goes on once released
+ * @parked: the unit parked (at a barrier or a ring)
+ * @park_ring: at a ring (PUSH or POP), else at a barrier (SYNCALL)
+ * @park_pc: the instruction that parked
+ */
 struct pto_run {
 	struct pto_core *core;
 	struct pto_task *task;
@@ -70,6 +99,12 @@ static bool pto_fault(struct pto_run *r, s32 status, u64 detail)
 	r->res->status = status;
 	r->res->detail = detail;
 	return false;
+}
+
+/* Operand b: the immediate (PTO_INSN_F_IMM) or scalar register @b. */
+static s64 pto_src_b(const struct pto_run *r, const struct pto_insn *in)
+{
+	return (in->flags & PTO_INSN_F_IMM) ? in->imm : r->s[in->b];
 }
 
 static bool pto_gm_fault(struct pto_run *r, u32 arg, s64 row, s64 col)
@@ -265,7 +300,7 @@ static bool pto_tile_op(struct pto_run *r, const struct pto_insn *in)
 	size_t n = (size_t)dt->rows * dt->cols;
 	u8 *d = pto_tile(r, in->dst);
 	u8 *a = pto_tile(r, areg);
-	s64 s = (in->flags & PTO_INSN_F_IMM) ? in->imm : r->s[in->b];
+	s64 s = pto_src_b(r, in);
 	size_t i;
 
 	switch (in->op) {
@@ -325,9 +360,11 @@ static bool pto_ring(struct pto_run *r, const struct pto_insn *in, u32 pc)
 			     t->cols * t->esize);
 
 	if (st == PTO_STATUS_PARKED) {
+		/* Released, the instruction runs again. */
 		r->parked = true;
 		r->park_ring = true;
 		r->park_pc = pc;
+		r->pc = pc;
 		return false;
 	}
 	return st == DRM_PTO_NPU_STATUS_OK ? true : pto_fault(r, st, pc);
@@ -355,7 +392,7 @@ static s64 pto_sreg(struct pto_run *r, u32 which)
 static bool pto_alu(struct pto_run *r, const struct pto_insn *in, u32 pc)
 {
 	s64 a = r->s[in->a];
-	s64 b = (in->flags & PTO_INSN_F_IMM) ? in->imm : r->s[in->b];
+	s64 b = pto_src_b(r, in);
 	s64 v;
 
 	switch (in->mode) {
@@ -488,8 +525,10 @@ static bool pto_syncall(struct pto_run *r, const struct pto_insn *in, u32 pc)
 				      r->s[in->a]);
 	}
 	if (st == PTO_STATUS_PARKED) {
+		/* Released, the unit goes on after the barrier. */
 		r->parked = true;
 		r->park_pc = pc;
+		r->pc = pc + 1;
 		return false;
 	}
 	return pto_syncall_leave(r, st, pc);
@@ -498,7 +537,7 @@ static bool pto_syncall(struct pto_run *r, const struct pto_insn *in, u32 pc)
 static bool pto_loop_enter(struct pto_run *r, const struct pto_insn *in,
 			   u32 pc, u32 *next)
 {
-	s64 count = (in->flags & PTO_INSN_F_IMM) ? in->imm : r->s[in->b];
+	s64 count = pto_src_b(r, in);
 	struct pto_loop *l;
 
 	if (count < 0 || count > PTO_MAX_LOOP_COUNT)
@@ -517,6 +556,23 @@ static bool pto_loop_enter(struct pto_run *r, const struct pto_insn *in,
 	return true;
 }
 
+/* ENDLOOP: the next iteration, or out of the innermost loop. */
+static void pto_loop_end(struct pto_run *r, u32 *next)
+{
+	struct pto_loop *l = &r->loops[r->depth - 1];
+
+	if (++l->iter < l->count) {
+		r->s[l->reg] = l->iter;
+		*next = l->pc + 1;
+	} else {
+		r->depth--;
+	}
+}
+
+/*
+ * Run from @r->pc until END, a fault or a park. Scalar instructions are
+ * checked (pto_check()) every PTO_CHECK_EVERY, longer ones after each.
+ */
 static void pto_run_program(struct pto_run *r)
 {
 	const struct pto_insn *insns = r->k->insns;
@@ -553,8 +609,7 @@ static void pto_run_program(struct pto_run *r)
 			break;
 		case PTO_OP_CMP:
 			r->s[in->dst] = pto_cmp_eval(in->mode, r->s[in->a],
-						     (in->flags & PTO_INSN_F_IMM) ?
-						     in->imm : r->s[in->b]);
+						     pto_src_b(r, in));
 			break;
 		case PTO_OP_JMP:
 			next = in->imm;
@@ -570,17 +625,9 @@ static void pto_run_program(struct pto_run *r)
 		case PTO_OP_LOOP:
 			ok = pto_loop_enter(r, in, pc, &next);
 			break;
-		case PTO_OP_ENDLOOP: {
-			struct pto_loop *l = &r->loops[r->depth - 1];
-
-			if (++l->iter < l->count) {
-				r->s[l->reg] = l->iter;
-				next = l->pc + 1;
-			} else {
-				r->depth--;
-			}
+		case PTO_OP_ENDLOOP:
+			pto_loop_end(r, &next);
 			break;
-		}
 		case PTO_OP_GLD:
 		case PTO_OP_GST:
 		case PTO_OP_ATOMIC_ADD:
@@ -588,20 +635,10 @@ static void pto_run_program(struct pto_run *r)
 			break;
 		case PTO_OP_SYNCALL:
 			ok = pto_syncall(r, in, pc);
-			if (r->parked) {
-				r->pc = next;
-				return;
-			}
 			break;
 		case PTO_OP_PUSH:
 		case PTO_OP_POP:
-			ok = pto_ring(r, in, pc);
-			if (r->parked) {
-				/* Released: the instruction runs again. */
-				r->pc = pc;
-				return;
-			}
-			ok = ok && pto_check(r);
+			ok = pto_ring(r, in, pc) && pto_check(r);
 			steps = 0;
 			break;
 		case PTO_OP_FENCE:
@@ -642,43 +679,30 @@ static void pto_hang(struct pto_run *r)
 	pto_fault(r, DRM_PTO_NPU_STATUS_CANCELLED, 0);
 }
 
-/**
- * pto_exec_unit - run one unit (a block's part on one core) of a task
- * @core: the core (its local memory holds the tiles, its pto_run the state)
- * @task: the task
- * @unit: block * nparts + part (part 0 of a mixed block is its AIC)
- * @res: out: status and detail
- * @resume: the unit parked (at a barrier or a ring) and has been released
- *          with status @core->park_st: go on from there
- *
- * Return: true if the unit parked (@res is not final).
- */
-bool pto_exec_unit(struct pto_core *core, struct pto_task *task, u32 unit,
-		    struct pto_exec_result *res, bool resume)
+/* A released unit: how its wait ended, then on from where it parked. */
+static bool pto_exec_resume(struct pto_run *r, s32 st)
 {
-	struct pto_run *r = core->exec;
-
-	r->res = res;
-	if (resume) {
-		res->status = DRM_PTO_NPU_STATUS_OK;
-		res->detail = 0;
-		r->parked = false;
-		if (r->park_ring) {
-			r->park_ring = false;
-			if (core->park_st != DRM_PTO_NPU_STATUS_OK) {
-				pto_fault(r, core->park_st, r->park_pc);
-				return false;
-			}
-		} else if (!pto_syncall_leave(r, core->park_st, r->park_pc)) {
+	r->parked = false;
+	if (r->park_ring) {
+		r->park_ring = false;
+		if (st != DRM_PTO_NPU_STATUS_OK) {
+			pto_fault(r, st, r->park_pc);
 			return false;
 		}
-		pto_run_program(r);
-		return r->parked;
+	} else if (!pto_syncall_leave(r, st, r->park_pc)) {
+		return false;
 	}
+	pto_run_program(r);
+	return r->parked;
+}
+
+/* A fresh state for @unit of @task on @core, at its first instruction. */
+static void pto_run_init(struct pto_run *r, struct pto_core *core,
+			 struct pto_task *task, u32 unit,
+			 struct pto_exec_result *res)
+{
 	memset(r, 0, sizeof(*r));
 	r->res = res;
-	res->status = DRM_PTO_NPU_STATUS_OK;
-	res->detail = 0;
 	r->core = core;
 	r->task = task;
 	r->k = task->kern[pto_type_cidx(core->type)];
@@ -693,6 +717,31 @@ bool pto_exec_unit(struct pto_core *core, struct pto_task *task, u32 unit,
 	r->budget = task->queue->work_budget;
 	/* pto_core_run() read the clock as the unit started. */
 	r->flush_at = task->recs[unit].ts[PTO_TS_START] + PTO_QUANTUM_NS;
+}
+
+/**
+ * pto_exec_unit - run one unit (a block's part on one core) of a task
+ * @core: the core (its local memory holds the tiles, its pto_run the state)
+ * @task: the task
+ * @unit: block * nparts + part (part 0 of a mixed block is its AIC)
+ * @res: out: status and detail
+ * @resume: the unit parked (at a barrier or a ring) and has been released
+ *          with status @core->park_st: go on from there
+ *
+ * Return: true if the unit parked (@res is not final).
+ */
+bool pto_exec_unit(struct pto_core *core, struct pto_task *task, u32 unit,
+		   struct pto_exec_result *res, bool resume)
+{
+	struct pto_run *r = core->exec;
+
+	res->status = DRM_PTO_NPU_STATUS_OK;
+	res->detail = 0;
+	if (resume) {
+		r->res = res;
+		return pto_exec_resume(r, core->park_st);
+	}
+	pto_run_init(r, core, task, unit, res);
 	if (unlikely(atomic_dec_if_positive(&core->pdev->inject_hang) >= 0))
 		pto_hang(r);
 	else
