@@ -108,7 +108,8 @@ else
 	$(MAKE) -C "$(KDIR)" M=$(CURDIR) modules
 endif
 
-# Static analysis of the module: sparse (C=2) and checkpatch --strict.
+# Static analysis of the module: sparse (C=2), checkpatch --strict and
+# kernel-doc -Wall (every documented comment complete).
 # sparse on every file (C=2) against each kernel of LINT_KERNELS, from the
 # copy build-module.sh builds (W=1 clean there); then checkpatch --strict.
 # The newest kernel wants a newer sparse than Debian 12 has.
@@ -123,6 +124,9 @@ lint: kernel
 	done; [ ! -s $(BUILD)/sparse.log ]
 	@perl $(KSRC)/scripts/checkpatch.pl --strict --no-tree --terse -q -f \
 		$(filter-out %.mod.c,$(wildcard kmod/*.c)) kmod/*.h kmod/tests/*.c uapi/drm/*.h
+	@out=$$(perl $(KSRC)/scripts/kernel-doc -none -Wall \
+		$(filter-out %.mod.c,$(wildcard kmod/*.c)) kmod/*.h uapi/drm/*.h 2>&1); \
+		[ -z "$$out" ] || { echo "$$out"; echo "lint: kernel-doc warnings" >&2; exit 1; }
 
 module-test: kernel
 	@kd=$$($(VMDIR)/build-kernel.sh $(TEST_KCONFIG)) && \
