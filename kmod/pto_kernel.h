@@ -101,17 +101,17 @@ struct pto_kernel {
 	u8 hard_sync;
 };
 
-
-#if IS_ENABLED(CONFIG_KUNIT)
+/* pto_verifier.c */
 int pto_verify(const struct pto_topology *topo, u32 core_type,
 	       const struct pto_insn *insns, u32 num_insns,
 	       const struct pto_tile_decl *tiles, u32 num_tiles,
 	       struct pto_kernel *k, u32 *err_idx, char *log, size_t log_size);
-#endif
+u8 pto_dtype_size(u8 dtype);
+
+/* pto_kernel.c */
 void pto_kernel_put(struct pto_kernel *k);
 struct pto_kernel *pto_kernel_lookup(struct pto_ctx *ctx, u32 handle);
 void pto_kernels_release(struct pto_ctx *ctx);
-u8 pto_dtype_size(u8 dtype);
 int pto_ioctl_kernel_create(struct drm_device *drm, void *data,
 			    struct drm_file *file);
 int pto_ioctl_kernel_destroy(struct drm_device *drm, void *data,
