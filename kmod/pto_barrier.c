@@ -37,6 +37,8 @@
 #include <linux/atomic.h>
 #include <linux/jiffies.h>
 #include <linux/ktime.h>
+#include <linux/lockdep.h>
+#include <linux/spinlock.h>
 #include <linux/workqueue.h>
 
 #include "pto_barrier.h"
@@ -50,12 +52,13 @@
 #define PTO_WD_MAX_STEP_NS (100 * NSEC_PER_MSEC)
 
 /**
- * pto_unpark_list - release parked units (barrier or ring waits)
- * @s: scheduler, locked
+ * pto_unpark_list_locked - release parked units (barrier or ring waits)
+ * @s: scheduler (the caller holds its lock)
  * @list: their cores, by park_link (emptied)
  * @st: how their waits ended
  */
-void pto_unpark_list(struct pto_sched *s, struct list_head *list, s32 st)
+void pto_unpark_list_locked(struct pto_sched *s, struct list_head *list,
+			    s32 st)
 {
 	struct pto_core *core, *tmp;
 
@@ -67,18 +70,20 @@ void pto_unpark_list(struct pto_sched *s, struct list_head *list, s32 st)
 }
 
 /**
- * pto_unpark_list_unlocked - pto_unpark_list() for a caller without the lock
- * @s: scheduler
+ * pto_unpark_list - release parked units, taking the scheduler lock
+ * @s: scheduler (its lock not held: taken if @list is not empty)
  * @list: the cores, by park_link (emptied)
  * @st: how their waits ended
+ *
+ * For a caller that has just dropped a task's xlock or the soft_lock,
+ * which rank below the scheduler lock.
  */
-void pto_unpark_list_unlocked(struct pto_sched *s, struct list_head *list,
-			      s32 st)
+void pto_unpark_list(struct pto_sched *s, struct list_head *list, s32 st)
 {
 	if (list_empty(list))
 		return;
 	spin_lock(&s->lock);
-	pto_unpark_list(s, list, st);
+	pto_unpark_list_locked(s, list, st);
 	spin_unlock(&s->lock);
 }
 
@@ -113,7 +118,7 @@ s32 pto_barrier_hard(struct pto_task *task, struct pto_core *core)
 		task->bar_round++;
 		list_splice_init(&task->bar_waiters, &release);
 		spin_unlock(&task->xlock);
-		pto_unpark_list_unlocked(s, &release, DRM_PTO_NPU_STATUS_OK);
+		pto_unpark_list(s, &release, DRM_PTO_NPU_STATUS_OK);
 		return DRM_PTO_NPU_STATUS_OK;
 	}
 	list_add_tail(&core->park_link, &task->bar_waiters);
@@ -123,7 +128,7 @@ s32 pto_barrier_hard(struct pto_task *task, struct pto_core *core)
 
 /**
  * pto_barrier_exit - a unit of a HARD syncall launch has ended
- * @s: scheduler, locked
+ * @s: scheduler (the caller holds its lock)
  * @task: the launch
  *
  * Participants still waiting can never be released: they fail.
@@ -132,11 +137,12 @@ void pto_barrier_exit(struct pto_sched *s, struct pto_task *task)
 {
 	LIST_HEAD(release);
 
+	lockdep_assert_held(&s->lock);
 	spin_lock(&task->xlock);
 	task->bar_exited++;
 	list_splice_init(&task->bar_waiters, &release);
 	spin_unlock(&task->xlock);
-	pto_unpark_list(s, &release, DRM_PTO_NPU_STATUS_BARRIER_FAULT);
+	pto_unpark_list_locked(s, &release, DRM_PTO_NPU_STATUS_BARRIER_FAULT);
 }
 
 /*
@@ -193,7 +199,7 @@ s32 pto_barrier_soft(struct pto_task *task, struct pto_core *core,
 		LIST_HEAD(ok);
 
 		pto_soft_scan(s, READ_ONCE(s->wd_clock), 0, &ok, NULL);
-		pto_unpark_list_unlocked(s, &ok, DRM_PTO_NPU_STATUS_OK);
+		pto_unpark_list(s, &ok, DRM_PTO_NPU_STATUS_OK);
 		return DRM_PTO_NPU_STATUS_OK;
 	}
 	spin_lock(&s->soft_lock);
@@ -218,7 +224,7 @@ s32 pto_barrier_soft(struct pto_task *task, struct pto_core *core,
 
 /**
  * pto_release_task_waits - end every barrier and ring wait of a task
- * @s: scheduler, locked
+ * @s: scheduler (the caller holds its lock)
  * @task: the task (cancelled: set before this is called)
  * @st: status the waits end with
  */
@@ -228,6 +234,7 @@ void pto_release_task_waits(struct pto_sched *s, struct pto_task *task,
 	struct pto_core *core, *tmp;
 	LIST_HEAD(release);
 
+	lockdep_assert_held(&s->lock);
 	spin_lock(&task->xlock);
 	list_splice_init(&task->bar_waiters, &release);
 	pto_xring_release_task(task, &release);
@@ -237,7 +244,7 @@ void pto_release_task_waits(struct pto_sched *s, struct pto_task *task,
 		if (core->run_task == task)
 			list_move_tail(&core->park_link, &release);
 	spin_unlock(&s->soft_lock);
-	pto_unpark_list(s, &release, st);
+	pto_unpark_list_locked(s, &release, st);
 }
 
 /**
@@ -271,8 +278,8 @@ void pto_barrier_watchdog(struct work_struct *work)
 	WRITE_ONCE(s->wd_clock, now);
 	pto_soft_scan(s, now, timeout, &ok, &late);
 	spin_lock(&s->lock);
-	pto_unpark_list(s, &ok, DRM_PTO_NPU_STATUS_OK);
-	pto_unpark_list(s, &late, DRM_PTO_NPU_STATUS_TIMEOUT);
+	pto_unpark_list_locked(s, &ok, DRM_PTO_NPU_STATUS_OK);
+	pto_unpark_list_locked(s, &late, DRM_PTO_NPU_STATUS_TIMEOUT);
 	list_for_each_entry_safe(task, tmp, &s->parked_tasks, park_link) {
 		long ran = atomic_long_read(&task->progress);
 		bool moved = ran != task->wd_progress;
@@ -287,7 +294,7 @@ void pto_barrier_watchdog(struct work_struct *work)
 		spin_lock(&task->xlock);
 		/* Ring waits: no change of their block's set for timeout. */
 		ring_waits = pto_xring_scan_stalled(task, now, timeout, moved,
-						   &stalled);
+						    &stalled);
 		if (!list_empty(&task->bar_waiters)) {
 			if (moved || task->bar_seq != task->bar_wd_seq ||
 			    !task->bar_progress) {
@@ -300,7 +307,7 @@ void pto_barrier_watchdog(struct work_struct *work)
 			list_del_init(&task->park_link);
 		}
 		spin_unlock(&task->xlock);
-		pto_unpark_list(s, &stalled, DRM_PTO_NPU_STATUS_TIMEOUT);
+		pto_unpark_list_locked(s, &stalled, DRM_PTO_NPU_STATUS_TIMEOUT);
 	}
 	more = !list_empty(&s->parked_tasks);
 	spin_unlock(&s->lock);

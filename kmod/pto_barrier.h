@@ -23,7 +23,7 @@ void pto_release_task_waits(struct pto_sched *s, struct pto_task *task,
 void pto_barrier_watchdog(struct work_struct *work);
 void pto_barrier_watchdog_arm(struct pto_sched *s);
 void pto_unpark_list(struct pto_sched *s, struct list_head *list, s32 st);
-void pto_unpark_list_unlocked(struct pto_sched *s, struct list_head *list,
-			      s32 st);
+void pto_unpark_list_locked(struct pto_sched *s, struct list_head *list,
+			    s32 st);
 
 #endif /* __PTO_BARRIER_H__ */

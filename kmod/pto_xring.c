@@ -26,6 +26,8 @@
  * Copyright (C) 2026 pto-npu authors
  */
 
+#include <linux/lockdep.h>
+#include <linux/spinlock.h>
 #include <linux/string.h>
 #include <kunit/visibility.h>
 
@@ -46,7 +48,7 @@ static u8 *pto_slot(const struct pto_xring_set *set, u32 part, bool c2v,
 
 /**
  * pto_xring_try_push - move a tile into the ring
- * @set: the block's ring set (lock held)
+ * @set: the block's ring set (the caller holds its task's xlock)
  * @from_aic: the AIC pushes (to every AIV part) or AIV @part pushes
  * @part: pushing AIV part (ignored for the AIC)
  * @tile: tile data, rows of @row_bytes
@@ -94,7 +96,7 @@ EXPORT_SYMBOL_IF_KUNIT(pto_xring_try_push);
 
 /**
  * pto_xring_try_pop - take the oldest filled slot and free it
- * @set: the block's ring set (lock held)
+ * @set: the block's ring set (the caller holds its task's xlock)
  * @to_aic: the AIC pops (gathering every AIV part) or AIV @part pops
  * @part: popping AIV part (ignored for the AIC)
  * @tile: destination, rows of @row_bytes
@@ -154,7 +156,7 @@ EXPORT_SYMBOL_IF_KUNIT(pto_xring_try_pop);
  * _CANCELLED.
  */
 s32 pto_xring_op(struct pto_task *task, u32 block, struct pto_core *core,
-		u32 part, bool push, u8 *tile, u32 rows, u32 row_bytes)
+		 u32 part, bool push, u8 *tile, u32 rows, u32 row_bytes)
 {
 	struct pto_xring_set *set = &task->rings[block];
 	bool aic = core->type == PTO_CORE_AIC;
@@ -182,14 +184,13 @@ s32 pto_xring_op(struct pto_task *task, u32 block, struct pto_core *core,
 		st = PTO_STATUS_PARKED;
 	}
 	spin_unlock(&task->xlock);
-	pto_unpark_list_unlocked(task->ctx->pdev->sched, &release,
-				 DRM_PTO_NPU_STATUS_OK);
+	pto_unpark_list(task->ctx->pdev->sched, &release, DRM_PTO_NPU_STATUS_OK);
 	return st;
 }
 
 /**
  * pto_xring_side_done - a block's AIC or AIV part has ended
- * @s: scheduler, locked
+ * @s: scheduler (the caller holds its lock)
  * @task: the mixed task
  * @block: block index
  * @aic: the AIC part (else AIV @part)
@@ -197,12 +198,13 @@ s32 pto_xring_op(struct pto_task *task, u32 block, struct pto_core *core,
  *
  * Its peers parked on the set retry, and find they can never complete.
  */
-void pto_xring_side_done(struct pto_sched *s, struct pto_task *task, u32 block,
-			bool aic, u32 part)
+void pto_xring_side_done(struct pto_sched *s, struct pto_task *task,
+			 u32 block, bool aic, u32 part)
 {
 	struct pto_xring_set *set = &task->rings[block];
 	LIST_HEAD(release);
 
+	lockdep_assert_held(&s->lock);
 	spin_lock(&task->xlock);
 	if (aic)
 		set->aic_done = true;
@@ -211,7 +213,7 @@ void pto_xring_side_done(struct pto_sched *s, struct pto_task *task, u32 block,
 	set->seq++;
 	list_splice_init(&set->waiters, &release);
 	spin_unlock(&task->xlock);
-	pto_unpark_list(s, &release, DRM_PTO_NPU_STATUS_OK);
+	pto_unpark_list_locked(s, &release, DRM_PTO_NPU_STATUS_OK);
 }
 
 /**
@@ -239,7 +241,7 @@ void pto_xring_release_task(struct pto_task *task, struct list_head *release)
  * Return: whether any unit still waits on one of the task's rings.
  */
 bool pto_xring_scan_stalled(struct pto_task *task, u64 now, u64 timeout,
-			   bool moved, struct list_head *stalled)
+			    bool moved, struct list_head *stalled)
 {
 	bool waiting = false;
 	u32 b;

@@ -56,7 +56,6 @@ struct pto_xring_set {
 	u64 wd_progress;
 };
 
-
 #if IS_ENABLED(CONFIG_KUNIT)
 int pto_xring_try_push(struct pto_xring_set *set, bool from_aic, u32 part,
 		       const u8 *tile, u32 rows, u32 row_bytes);
