@@ -174,7 +174,7 @@ $(BUILD)/examples/%: examples/%.c $(LIBPTO_SO) $(wildcard examples/*.h)
 	$(CC) $(CFLAGS_USER) -o $@ $< -L$(BUILD)/lib -lpto $(LDLIBS_USER) $(RPATH)
 
 # Host unit tests of libpto: static, with ASan and UBSan.
-$(BUILD)/unit/%: libpto/tests/%.c $(LIBPTO_SRC) $(LIBPTO_HDR)
+$(BUILD)/unit/%: libpto/tests/%.c $(LIBPTO_SRC) $(LIBPTO_HDR) $(wildcard libpto/src/*.h libpto/tests/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_USER) -fsanitize=address,undefined -fno-omit-frame-pointer \
 		-Ilibpto/src -o $@ $< $(LIBPTO_SRC) $(LDLIBS_USER)
