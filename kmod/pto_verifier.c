@@ -50,6 +50,12 @@ static __printf(4, 5) int pto_vfail(struct pto_vctx *v, u32 idx, int code,
 	return code;
 }
 
+/**
+ * pto_dtype_size - bytes of one element of a dtype
+ * @dtype: enum pto_isa_dtype
+ *
+ * Return: 1, 2, 4 or 8; 0 for a value that is no dtype.
+ */
 u8 pto_dtype_size(u8 dtype)
 {
 	switch (dtype) {
@@ -370,6 +376,79 @@ static int pto_verify_syncall(struct pto_vctx *v, u32 pc,
 	return 0;
 }
 
+/* TBIN and TBINS: elementwise, one shape and dtype; DIV f32, bitwise integer. */
+static int pto_verify_tbin(struct pto_vctx *v, u32 pc, const struct pto_insn *in,
+			   const struct pto_tile_layout *d,
+			   const struct pto_tile_layout *a,
+			   const struct pto_tile_layout *b)
+{
+	if (!pto_same_shape(d, a) || d->dtype != a->dtype ||
+	    (in->op == PTO_OP_TBIN &&
+	     (!pto_same_shape(d, b) || d->dtype != b->dtype)))
+		return pto_vfail(v, pc, DRM_PTO_NPU_VERIFY_TILE_SHAPE,
+				 "elementwise operands need one shape and dtype");
+	if (in->mode == PTO_TBIN_DIV && pto_is_int_tile(d))
+		return pto_vfail(v, pc, DRM_PTO_NPU_VERIFY_TILE_DTYPE,
+				 "DIV is for f32 tiles");
+	if (in->mode >= PTO_TBIN_AND && !pto_is_int_tile(d))
+		return pto_vfail(v, pc, DRM_PTO_NPU_VERIFY_TILE_DTYPE,
+				 "bitwise ops are for integer tiles");
+	return 0;
+}
+
+/* TUNARY: one shape and dtype; EXP and SQRT f32. */
+static int pto_verify_tunary(struct pto_vctx *v, u32 pc,
+			     const struct pto_insn *in,
+			     const struct pto_tile_layout *d,
+			     const struct pto_tile_layout *a)
+{
+	if (!pto_same_shape(d, a) || d->dtype != a->dtype)
+		return pto_vfail(v, pc, DRM_PTO_NPU_VERIFY_TILE_SHAPE,
+				 "unary operands need one shape and dtype");
+	if ((in->mode == PTO_TUNARY_EXP || in->mode == PTO_TUNARY_SQRT) &&
+	    pto_is_int_tile(d))
+		return pto_vfail(v, pc, DRM_PTO_NPU_VERIFY_TILE_DTYPE,
+				 "EXP and SQRT are for f32 tiles");
+	return 0;
+}
+
+/* TROWRED: f32, rows x cols into rows x 1. */
+static int pto_verify_trowred(struct pto_vctx *v, u32 pc,
+			      const struct pto_tile_layout *d,
+			      const struct pto_tile_layout *a)
+{
+	if (pto_is_int_tile(a) || pto_is_int_tile(d))
+		return pto_vfail(v, pc, DRM_PTO_NPU_VERIFY_TILE_DTYPE,
+				 "row reductions are for f32 tiles");
+	if (d->rows != a->rows || d->cols != 1)
+		return pto_vfail(v, pc, DRM_PTO_NPU_VERIFY_TILE_SHAPE,
+				 "row reduction of %ux%u needs a %ux1 result",
+				 a->rows, a->cols, a->rows);
+	return 0;
+}
+
+/* MATMUL: f32, L0A x L0B into L0C, shapes that agree. */
+static int pto_verify_matmul(struct pto_vctx *v, u32 pc,
+			     const struct pto_tile_layout *d,
+			     const struct pto_tile_layout *a,
+			     const struct pto_tile_layout *b)
+{
+	if (a->buf != PTO_BUF_L0A || b->buf != PTO_BUF_L0B ||
+	    d->buf != PTO_BUF_L0C)
+		return pto_vfail(v, pc, DRM_PTO_NPU_VERIFY_TILE_BUF,
+				 "MATMUL takes L0A x L0B into L0C");
+	if (a->dtype != PTO_ISA_F32 || b->dtype != PTO_ISA_F32 ||
+	    d->dtype != PTO_ISA_F32)
+		return pto_vfail(v, pc, DRM_PTO_NPU_VERIFY_TILE_DTYPE,
+				 "MATMUL is f32");
+	if (a->cols != b->rows || d->rows != a->rows || d->cols != b->cols)
+		return pto_vfail(v, pc, DRM_PTO_NPU_VERIFY_TILE_SHAPE,
+				 "MATMUL shapes %ux%u x %ux%u -> %ux%u do not agree",
+				 a->rows, a->cols, b->rows, b->cols,
+				 d->rows, d->cols);
+	return 0;
+}
+
 /* Tile-level rules of one instruction; registers are already in range. */
 static int pto_verify_tile_op(struct pto_vctx *v, u32 pc,
 			      const struct pto_insn *in)
@@ -406,56 +485,18 @@ static int pto_verify_tile_op(struct pto_vctx *v, u32 pc,
 		return 0;
 	case PTO_OP_TBIN:
 	case PTO_OP_TBINS:
-		if (!pto_same_shape(d, a) || d->dtype != a->dtype ||
-		    (in->op == PTO_OP_TBIN &&
-		     (!pto_same_shape(d, b) || d->dtype != b->dtype)))
-			return pto_vfail(v, pc, DRM_PTO_NPU_VERIFY_TILE_SHAPE,
-					 "elementwise operands need one shape and dtype");
-		if (in->mode == PTO_TBIN_DIV && pto_is_int_tile(d))
-			return pto_vfail(v, pc, DRM_PTO_NPU_VERIFY_TILE_DTYPE,
-					 "DIV is for f32 tiles");
-		if (in->mode >= PTO_TBIN_AND && !pto_is_int_tile(d))
-			return pto_vfail(v, pc, DRM_PTO_NPU_VERIFY_TILE_DTYPE,
-					 "bitwise ops are for integer tiles");
-		return 0;
+		return pto_verify_tbin(v, pc, in, d, a, b);
 	case PTO_OP_TUNARY:
-		if (!pto_same_shape(d, a) || d->dtype != a->dtype)
-			return pto_vfail(v, pc, DRM_PTO_NPU_VERIFY_TILE_SHAPE,
-					 "unary operands need one shape and dtype");
-		if ((in->mode == PTO_TUNARY_EXP || in->mode == PTO_TUNARY_SQRT) &&
-		    pto_is_int_tile(d))
-			return pto_vfail(v, pc, DRM_PTO_NPU_VERIFY_TILE_DTYPE,
-					 "EXP and SQRT are for f32 tiles");
-		return 0;
+		return pto_verify_tunary(v, pc, in, d, a);
 	case PTO_OP_TROWRED:
-		if (pto_is_int_tile(a) || pto_is_int_tile(d))
-			return pto_vfail(v, pc, DRM_PTO_NPU_VERIFY_TILE_DTYPE,
-					 "row reductions are for f32 tiles");
-		if (d->rows != a->rows || d->cols != 1)
-			return pto_vfail(v, pc, DRM_PTO_NPU_VERIFY_TILE_SHAPE,
-					 "row reduction of %ux%u needs a %ux1 result",
-					 a->rows, a->cols, a->rows);
-		return 0;
+		return pto_verify_trowred(v, pc, d, a);
 	case PTO_OP_TCAST:
 		if (!pto_same_shape(d, a))
 			return pto_vfail(v, pc, DRM_PTO_NPU_VERIFY_TILE_SHAPE,
 					 "TCAST needs the same shape");
 		return 0;
 	case PTO_OP_MATMUL:
-		if (a->buf != PTO_BUF_L0A || b->buf != PTO_BUF_L0B ||
-		    d->buf != PTO_BUF_L0C)
-			return pto_vfail(v, pc, DRM_PTO_NPU_VERIFY_TILE_BUF,
-					 "MATMUL takes L0A x L0B into L0C");
-		if (a->dtype != PTO_ISA_F32 || b->dtype != PTO_ISA_F32 ||
-		    d->dtype != PTO_ISA_F32)
-			return pto_vfail(v, pc, DRM_PTO_NPU_VERIFY_TILE_DTYPE,
-					 "MATMUL is f32");
-		if (a->cols != b->rows || d->rows != a->rows || d->cols != b->cols)
-			return pto_vfail(v, pc, DRM_PTO_NPU_VERIFY_TILE_SHAPE,
-					 "MATMUL shapes %ux%u x %ux%u -> %ux%u do not agree",
-					 a->rows, a->cols, b->rows, b->cols,
-					 d->rows, d->cols);
-		return 0;
+		return pto_verify_matmul(v, pc, d, a, b);
 	}
 	return 0;
 }
@@ -467,11 +508,11 @@ static bool pto_op_vector_only(u8 op)
 	       op == PTO_OP_TCAST;
 }
 
-static int pto_verify_insn(struct pto_vctx *v, u32 pc)
+/* The opcode is known, its flags and mode valid, its core type this one. */
+static int pto_verify_opcode(struct pto_vctx *v, u32 pc,
+			     const struct pto_insn *in)
 {
-	const struct pto_insn *in = &v->insns[pc];
-	const u8 regs[4] = { in->dst, in->a, in->b, in->c };
-	u32 sfields, tfields, modes, f;
+	u32 modes;
 
 	if (!pto_op_known(in->op))
 		return pto_vfail(v, pc, DRM_PTO_NPU_VERIFY_BAD_OPCODE,
@@ -489,12 +530,22 @@ static int pto_verify_insn(struct pto_vctx *v, u32 pc)
 	if (pto_op_vector_only(in->op) && v->core_type != PTO_CORE_AIV)
 		return pto_vfail(v, pc, DRM_PTO_NPU_VERIFY_CORE_TYPE,
 				 "vector tile op 0x%02x runs on AIV only", in->op);
+	return 0;
+}
+
+/*
+ * Every register field names a scalar register, a declared tile or, unused,
+ * is zero; so is an immediate the opcode does not use.
+ */
+static int pto_verify_fields(struct pto_vctx *v, u32 pc,
+			     const struct pto_insn *in)
+{
+	const u8 regs[4] = { in->dst, in->a, in->b, in->c };
+	u32 sfields = pto_sreg_fields(in), tfields = pto_treg_fields(in), f;
 
 	if (in->imm && !pto_uses_imm(in))
 		return pto_vfail(v, pc, DRM_PTO_NPU_VERIFY_RESERVED_FIELD,
 				 "immediate not used by this instruction must be zero");
-	sfields = pto_sreg_fields(in);
-	tfields = pto_treg_fields(in);
 	for (f = 0; f < 4; f++) {
 		if (sfields & BIT(f)) {
 			if (regs[f] >= PTO_NUM_SREGS)
@@ -511,6 +562,20 @@ static int pto_verify_insn(struct pto_vctx *v, u32 pc)
 					 "unused register field %u not zero", f);
 		}
 	}
+	return 0;
+}
+
+/* One instruction: its encoding, then what its operands refer to. */
+static int pto_verify_insn(struct pto_vctx *v, u32 pc)
+{
+	const struct pto_insn *in = &v->insns[pc];
+	int ret;
+
+	ret = pto_verify_opcode(v, pc, in);
+	if (!ret)
+		ret = pto_verify_fields(v, pc, in);
+	if (ret)
+		return ret;
 
 	switch (in->op) {
 	case PTO_OP_ARG:
