@@ -35,6 +35,7 @@
  */
 
 #include <linux/atomic.h>
+#include <linux/cleanup.h>
 #include <linux/jiffies.h>
 #include <linux/ktime.h>
 #include <linux/lockdep.h>
@@ -82,9 +83,33 @@ void pto_unpark_list(struct pto_sched *s, struct list_head *list, s32 st)
 {
 	if (list_empty(list))
 		return;
-	spin_lock(&s->lock);
+	guard(spinlock)(&s->lock);
 	pto_unpark_list_locked(s, list, st);
-	spin_unlock(&s->lock);
+}
+
+/*
+ * A HARD arrival, under the task's xlock. The arrival that completes the
+ * round moves its waiters to @release; any other waits.
+ */
+static s32 pto_barrier_arrive(struct pto_task *task, struct pto_core *core,
+			      struct list_head *release)
+{
+	guard(spinlock)(&task->xlock);
+	if (task->bar_exited)
+		return DRM_PTO_NPU_STATUS_BARRIER_FAULT;
+	/* Set before the canceller takes xlock to release the waiters. */
+	if (atomic_read(&task->cancel))
+		return DRM_PTO_NPU_STATUS_CANCELLED;
+	/* Progress for the watchdog, which reads the clock itself. */
+	task->bar_seq++;
+	if (++task->bar_arrived == task->bar_parties) {
+		task->bar_arrived = 0;
+		task->bar_round++;
+		list_splice_init(&task->bar_waiters, release);
+		return DRM_PTO_NPU_STATUS_OK;
+	}
+	list_add_tail(&core->park_link, &task->bar_waiters);
+	return PTO_STATUS_PARKED;
 }
 
 /**
@@ -98,32 +123,13 @@ void pto_unpark_list(struct pto_sched *s, struct list_head *list, s32 st)
  */
 s32 pto_barrier_hard(struct pto_task *task, struct pto_core *core)
 {
-	struct pto_sched *s = task->ctx->pdev->sched;
 	LIST_HEAD(release);
+	s32 st = pto_barrier_arrive(task, core, &release);
 
-	spin_lock(&task->xlock);
-	if (task->bar_exited) {
-		spin_unlock(&task->xlock);
-		return DRM_PTO_NPU_STATUS_BARRIER_FAULT;
-	}
-	/* Set before the canceller takes xlock to release the waiters. */
-	if (atomic_read(&task->cancel)) {
-		spin_unlock(&task->xlock);
-		return DRM_PTO_NPU_STATUS_CANCELLED;
-	}
-	/* Progress for the watchdog, which reads the clock itself. */
-	task->bar_seq++;
-	if (++task->bar_arrived == task->bar_parties) {
-		task->bar_arrived = 0;
-		task->bar_round++;
-		list_splice_init(&task->bar_waiters, &release);
-		spin_unlock(&task->xlock);
-		pto_unpark_list(s, &release, DRM_PTO_NPU_STATUS_OK);
-		return DRM_PTO_NPU_STATUS_OK;
-	}
-	list_add_tail(&core->park_link, &task->bar_waiters);
-	spin_unlock(&task->xlock);
-	return PTO_STATUS_PARKED;
+	/* With xlock dropped: the scheduler lock ranks above it. */
+	pto_unpark_list(task->ctx->pdev->sched, &release,
+			DRM_PTO_NPU_STATUS_OK);
+	return st;
 }
 
 /**
@@ -138,10 +144,10 @@ void pto_barrier_exit(struct pto_sched *s, struct pto_task *task)
 	LIST_HEAD(release);
 
 	lockdep_assert_held(&s->lock);
-	spin_lock(&task->xlock);
-	task->bar_exited++;
-	list_splice_init(&task->bar_waiters, &release);
-	spin_unlock(&task->xlock);
+	scoped_guard(spinlock, &task->xlock) {
+		task->bar_exited++;
+		list_splice_init(&task->bar_waiters, &release);
+	}
 	pto_unpark_list_locked(s, &release, DRM_PTO_NPU_STATUS_BARRIER_FAULT);
 }
 
@@ -154,7 +160,7 @@ static void pto_soft_scan(struct pto_sched *s, u64 now, u64 timeout,
 {
 	struct pto_core *core, *tmp;
 
-	spin_lock(&s->soft_lock);
+	guard(spinlock)(&s->soft_lock);
 	list_for_each_entry_safe(core, tmp, &s->soft_waiters, park_link) {
 		s64 cur = atomic_read((atomic_t *)core->soft_counter);
 		long ran = atomic_long_read(&core->run_task->progress);
@@ -170,7 +176,31 @@ static void pto_soft_scan(struct pto_sched *s, u64 now, u64 timeout,
 			list_move_tail(&core->park_link, late);
 		}
 	}
-	spin_unlock(&s->soft_lock);
+}
+
+/*
+ * A SOFT arrival that did not complete its round (@seen: the counter after
+ * its add): done if the round has completed since, else the unit waits
+ * for the counter to reach @target.
+ */
+static s32 pto_soft_wait(struct pto_task *task, struct pto_core *core,
+			 s32 *counter, s64 seen, s64 target)
+{
+	struct pto_sched *s = task->ctx->pdev->sched;
+
+	guard(spinlock)(&s->soft_lock);
+	/* A completing arrival scans after its add: seen here, or we are listed. */
+	if (atomic_read((atomic_t *)counter) >= target)
+		return DRM_PTO_NPU_STATUS_OK;
+	if (atomic_read(&task->cancel))
+		return DRM_PTO_NPU_STATUS_CANCELLED;
+	core->soft_counter = counter;
+	core->soft_target = target;
+	core->soft_seen = seen;
+	/* The watchdog reads the clock at its next look. */
+	core->soft_progress = 0;
+	list_add_tail(&core->park_link, &s->soft_waiters);
+	return PTO_STATUS_PARKED;
 }
 
 /**
@@ -188,38 +218,19 @@ s32 pto_barrier_soft(struct pto_task *task, struct pto_core *core,
 {
 	struct pto_sched *s = task->ctx->pdev->sched;
 	s64 old, target;
+	LIST_HEAD(ok);
 
 	if (used < 1 || used > S32_MAX)
 		return DRM_PTO_NPU_STATUS_TIMEOUT;
 	old = atomic_fetch_add(1, (atomic_t *)counter);
 	/* The counter only grows: the round ends at the next multiple. */
 	target = (old / used + 1) * used;
-	if (old + 1 == target) {
-		/* This arrival completes the round: release its waiters. */
-		LIST_HEAD(ok);
-
-		pto_soft_scan(s, READ_ONCE(s->wd_clock), 0, &ok, NULL);
-		pto_unpark_list(s, &ok, DRM_PTO_NPU_STATUS_OK);
-		return DRM_PTO_NPU_STATUS_OK;
-	}
-	spin_lock(&s->soft_lock);
-	/* A completing arrival scans after its add: seen here, or we are listed. */
-	if (atomic_read((atomic_t *)counter) >= target) {
-		spin_unlock(&s->soft_lock);
-		return DRM_PTO_NPU_STATUS_OK;
-	}
-	if (atomic_read(&task->cancel)) {
-		spin_unlock(&s->soft_lock);
-		return DRM_PTO_NPU_STATUS_CANCELLED;
-	}
-	core->soft_counter = counter;
-	core->soft_target = target;
-	core->soft_seen = old + 1;
-	/* The watchdog reads the clock at its next look. */
-	core->soft_progress = 0;
-	list_add_tail(&core->park_link, &s->soft_waiters);
-	spin_unlock(&s->soft_lock);
-	return PTO_STATUS_PARKED;
+	if (old + 1 != target)
+		return pto_soft_wait(task, core, counter, old + 1, target);
+	/* This arrival completes the round: release its waiters. */
+	pto_soft_scan(s, READ_ONCE(s->wd_clock), 0, &ok, NULL);
+	pto_unpark_list(s, &ok, DRM_PTO_NPU_STATUS_OK);
+	return DRM_PTO_NPU_STATUS_OK;
 }
 
 /**
@@ -235,15 +246,15 @@ void pto_release_task_waits(struct pto_sched *s, struct pto_task *task,
 	LIST_HEAD(release);
 
 	lockdep_assert_held(&s->lock);
-	spin_lock(&task->xlock);
-	list_splice_init(&task->bar_waiters, &release);
-	pto_xring_release_task(task, &release);
-	spin_unlock(&task->xlock);
-	spin_lock(&s->soft_lock);
-	list_for_each_entry_safe(core, tmp, &s->soft_waiters, park_link)
-		if (core->run_task == task)
-			list_move_tail(&core->park_link, &release);
-	spin_unlock(&s->soft_lock);
+	scoped_guard(spinlock, &task->xlock) {
+		list_splice_init(&task->bar_waiters, &release);
+		pto_xring_release_task(task, &release);
+	}
+	scoped_guard(spinlock, &s->soft_lock) {
+		list_for_each_entry_safe(core, tmp, &s->soft_waiters, park_link)
+			if (core->run_task == task)
+				list_move_tail(&core->park_link, &release);
+	}
 	pto_unpark_list_locked(s, &release, st);
 }
 
@@ -257,6 +268,77 @@ void pto_barrier_watchdog_arm(struct pto_sched *s)
 			   msecs_to_jiffies(PTO_PARK_POLL_MS));
 }
 
+/*
+ * The watchdog's clock: real time, but advanced at most PTO_WD_MAX_STEP_NS
+ * per run. The only writer: the work item does not run concurrently with
+ * itself.
+ */
+static u64 pto_wd_tick(struct pto_sched *s)
+{
+	u64 real = ktime_get_ns(), now;
+
+	now = s->wd_clock + min_t(u64, real - s->wd_last, PTO_WD_MAX_STEP_NS);
+	s->wd_last = real;
+	WRITE_ONCE(s->wd_clock, now);
+	return now;
+}
+
+/*
+ * The watchdog's look at a task with parked units: barrier and ring waits
+ * without progress for @timeout go to @stalled; a task left with no waits
+ * leaves pto_sched.parked_tasks.
+ */
+static void pto_wd_scan_task(struct pto_task *task, u64 now, u64 timeout,
+			     struct list_head *stalled)
+{
+	long ran = atomic_long_read(&task->progress);
+	bool moved = ran != task->wd_progress;
+	bool ring_waits;
+
+	/*
+	 * A unit of the task ran since the last look: whoever waits may
+	 * still be released (its partner is slow, not stuck).
+	 */
+	task->wd_progress = ran;
+	guard(spinlock)(&task->xlock);
+	/* Ring waits: no change of their block's set for timeout. */
+	ring_waits = pto_xring_scan_stalled(task, now, timeout, moved, stalled);
+	if (!list_empty(&task->bar_waiters)) {
+		if (moved || task->bar_seq != task->bar_wd_seq ||
+		    !task->bar_progress) {
+			task->bar_wd_seq = task->bar_seq;
+			task->bar_progress = now;
+		} else if (pto_stalled(now, task->bar_progress, timeout)) {
+			list_splice_init(&task->bar_waiters, stalled);
+		}
+	} else if (!ring_waits) {
+		list_del_init(&task->park_link);
+	}
+}
+
+/*
+ * Release the SOFT waiters pto_soft_scan() found (@ok, @late), then time
+ * out the stalled waits of every parked task.
+ *
+ * Return: whether any task still has parked units.
+ */
+static bool pto_wd_release_locked(struct pto_sched *s, u64 now, u64 timeout,
+				  struct list_head *ok, struct list_head *late)
+{
+	struct pto_task *task, *tmp;
+
+	lockdep_assert_held(&s->lock);
+	pto_unpark_list_locked(s, ok, DRM_PTO_NPU_STATUS_OK);
+	pto_unpark_list_locked(s, late, DRM_PTO_NPU_STATUS_TIMEOUT);
+	list_for_each_entry_safe(task, tmp, &s->parked_tasks, park_link) {
+		LIST_HEAD(stalled);
+
+		pto_wd_scan_task(task, now, timeout, &stalled);
+		pto_unpark_list_locked(s, &stalled, DRM_PTO_NPU_STATUS_TIMEOUT);
+	}
+	return !list_empty(&s->parked_tasks);
+}
+
 /**
  * pto_barrier_watchdog - poll SOFT counters, time out stalled waits
  * @work: pto_sched.watchdog
@@ -266,54 +348,16 @@ void pto_barrier_watchdog(struct work_struct *work)
 	struct pto_sched *s = container_of(to_delayed_work(work),
 					   struct pto_sched, watchdog);
 	u64 timeout = (u64)pto_clamped_timeout_ms() * NSEC_PER_MSEC;
-	u64 real = ktime_get_ns(), now;
-	struct pto_task *task, *tmp;
+	u64 now = pto_wd_tick(s);
 	LIST_HEAD(ok);
 	LIST_HEAD(late);
 	bool more;
 
-	/* The only writer: the work item does not run concurrently with itself. */
-	now = s->wd_clock + min_t(u64, real - s->wd_last, PTO_WD_MAX_STEP_NS);
-	s->wd_last = real;
-	WRITE_ONCE(s->wd_clock, now);
 	pto_soft_scan(s, now, timeout, &ok, &late);
-	spin_lock(&s->lock);
-	pto_unpark_list_locked(s, &ok, DRM_PTO_NPU_STATUS_OK);
-	pto_unpark_list_locked(s, &late, DRM_PTO_NPU_STATUS_TIMEOUT);
-	list_for_each_entry_safe(task, tmp, &s->parked_tasks, park_link) {
-		long ran = atomic_long_read(&task->progress);
-		bool moved = ran != task->wd_progress;
-		LIST_HEAD(stalled);
-		bool ring_waits;
-
-		/*
-		 * A unit of the task ran since the last look: whoever waits
-		 * may still be released (its partner is slow, not stuck).
-		 */
-		task->wd_progress = ran;
-		spin_lock(&task->xlock);
-		/* Ring waits: no change of their block's set for timeout. */
-		ring_waits = pto_xring_scan_stalled(task, now, timeout, moved,
-						    &stalled);
-		if (!list_empty(&task->bar_waiters)) {
-			if (moved || task->bar_seq != task->bar_wd_seq ||
-			    !task->bar_progress) {
-				task->bar_wd_seq = task->bar_seq;
-				task->bar_progress = now;
-			} else if (pto_stalled(now, task->bar_progress, timeout)) {
-				list_splice_init(&task->bar_waiters, &stalled);
-			}
-		} else if (!ring_waits) {
-			list_del_init(&task->park_link);
-		}
-		spin_unlock(&task->xlock);
-		pto_unpark_list_locked(s, &stalled, DRM_PTO_NPU_STATUS_TIMEOUT);
-	}
-	more = !list_empty(&s->parked_tasks);
-	spin_unlock(&s->lock);
-	spin_lock(&s->soft_lock);
-	more |= !list_empty(&s->soft_waiters);
-	spin_unlock(&s->soft_lock);
+	scoped_guard(spinlock, &s->lock)
+		more = pto_wd_release_locked(s, now, timeout, &ok, &late);
+	scoped_guard(spinlock, &s->soft_lock)
+		more |= !list_empty(&s->soft_waiters);
 	if (more)
 		pto_barrier_watchdog_arm(s);
 }

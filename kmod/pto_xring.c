@@ -26,6 +26,7 @@
  * Copyright (C) 2026 pto-npu authors
  */
 
+#include <linux/cleanup.h>
 #include <linux/lockdep.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
@@ -139,6 +140,33 @@ VISIBLE_IF_KUNIT int pto_xring_try_pop(struct pto_xring_set *set, bool to_aic,
 }
 EXPORT_SYMBOL_IF_KUNIT(pto_xring_try_pop);
 
+/*
+ * How a PUSH or POP's try (@ret) ends, under the task's xlock: a set that
+ * moved releases its waiters to @release; on a full or empty ring the unit
+ * waits, unless the other side has ended or the task is cancelled.
+ */
+static s32 pto_xring_settle(struct pto_task *task, struct pto_xring_set *set,
+			    struct pto_core *core, int ret,
+			    struct list_head *release)
+{
+	lockdep_assert_held(&task->xlock);
+	if (!ret) {
+		/* The set moved: its waiters try again. */
+		list_splice_init(&set->waiters, release);
+		return DRM_PTO_NPU_STATUS_OK;
+	}
+	if (ret == -EPIPE)
+		return DRM_PTO_NPU_STATUS_TIMEOUT;
+	/* Set before the canceller takes xlock to release the waiters. */
+	if (atomic_read(&task->cancel))
+		return DRM_PTO_NPU_STATUS_CANCELLED;
+	/* The watchdog reads the clock at its next look. */
+	if (list_empty(&set->waiters))
+		set->wd_progress = 0;
+	list_add_tail(&core->park_link, &set->waiters);
+	return PTO_STATUS_PARKED;
+}
+
 /**
  * pto_xring_op - PUSH or POP for a running unit
  * @task: the mixed task
@@ -162,28 +190,15 @@ s32 pto_xring_op(struct pto_task *task, u32 block, struct pto_core *core,
 	bool aic = core->type == PTO_CORE_AIC;
 	LIST_HEAD(release);
 	s32 st;
-	int ret;
 
-	spin_lock(&task->xlock);
-	ret = push ? pto_xring_try_push(set, aic, part, tile, rows, row_bytes) :
-		     pto_xring_try_pop(set, aic, part, tile, rows, row_bytes);
-	if (!ret) {
-		/* The set moved: its waiters try again. */
-		list_splice_init(&set->waiters, &release);
-		st = DRM_PTO_NPU_STATUS_OK;
-	} else if (ret == -EPIPE) {
-		st = DRM_PTO_NPU_STATUS_TIMEOUT;
-	} else if (atomic_read(&task->cancel)) {
-		/* Set before the canceller takes xlock to release the waiters. */
-		st = DRM_PTO_NPU_STATUS_CANCELLED;
-	} else {
-		/* The watchdog reads the clock at its next look. */
-		if (list_empty(&set->waiters))
-			set->wd_progress = 0;
-		list_add_tail(&core->park_link, &set->waiters);
-		st = PTO_STATUS_PARKED;
+	scoped_guard(spinlock, &task->xlock) {
+		int ret = push ?
+			  pto_xring_try_push(set, aic, part, tile, rows, row_bytes) :
+			  pto_xring_try_pop(set, aic, part, tile, rows, row_bytes);
+
+		st = pto_xring_settle(task, set, core, ret, &release);
 	}
-	spin_unlock(&task->xlock);
+	/* With xlock dropped: the scheduler lock ranks above it. */
 	pto_unpark_list(task->ctx->pdev->sched, &release, DRM_PTO_NPU_STATUS_OK);
 	return st;
 }
@@ -205,14 +220,14 @@ void pto_xring_side_done(struct pto_sched *s, struct pto_task *task,
 	LIST_HEAD(release);
 
 	lockdep_assert_held(&s->lock);
-	spin_lock(&task->xlock);
-	if (aic)
-		set->aic_done = true;
-	else
-		set->aiv_done[part] = true;
-	set->seq++;
-	list_splice_init(&set->waiters, &release);
-	spin_unlock(&task->xlock);
+	scoped_guard(spinlock, &task->xlock) {
+		if (aic)
+			set->aic_done = true;
+		else
+			set->aiv_done[part] = true;
+		set->seq++;
+		list_splice_init(&set->waiters, &release);
+	}
 	pto_unpark_list_locked(s, &release, DRM_PTO_NPU_STATUS_OK);
 }
 
