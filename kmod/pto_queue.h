@@ -10,6 +10,7 @@
 
 #include "pto_drv.h"
 
+struct dma_fence_ops;
 struct pto_batch;
 struct pto_task;
 
@@ -49,7 +50,10 @@ struct pto_queue {
 	u64 work_budget;
 };
 
+extern const struct dma_fence_ops pto_fence_ops;
 
+struct pto_queue *pto_queue_get(struct pto_ctx *ctx, u32 id);
+void pto_queue_flush(struct pto_queue *q);
 void pto_queue_task_done(struct pto_task *task, struct list_head *freeable);
 void pto_queue_post(struct pto_task *task, struct list_head *freeable);
 void pto_queue_post_list(struct list_head *post, struct list_head *freeable);
