@@ -355,10 +355,19 @@ static bool pto_fp_has_avx2(void)
 }
 #endif
 
-/*
- * dst = a op (b ? b : s) over @n elements, eight lanes at a time if @wide
- * and the CPU can, else four. Exported for KUnit, which checks that both
- * give the same bits.
+/**
+ * pto_fp_bin - f32 elementwise binary operation, the form chosen
+ * @op: &enum pto_tbin (an unknown one gives zeros)
+ * @dst: out: @n results
+ * @a: left operands
+ * @b: right operands, or NULL for @s
+ * @s: the scalar right operand when @b is NULL
+ * @n: elements
+ * @wide: eight lanes at a time if the CPU can (AVX2), else four
+ *
+ * dst = a op (b ? b : s), in FPU sections of at most PTO_FP_CHUNK
+ * elements. Exported for KUnit, which checks that both forms give the
+ * same bits.
  */
 VISIBLE_IF_KUNIT void pto_fp_bin(u32 op, u32 *dst, const u32 *a,
 				 const u32 *b, u32 s, size_t n, bool wide)
@@ -379,11 +388,27 @@ VISIBLE_IF_KUNIT void pto_fp_bin(u32 op, u32 *dst, const u32 *a,
 }
 EXPORT_SYMBOL_IF_KUNIT(pto_fp_bin);
 
+/**
+ * pto_fp_tbin - TBIN on f32 tiles: dst = a op b
+ * @op: &enum pto_tbin
+ * @dst: out: @n results
+ * @a: left operands
+ * @b: right operands
+ * @n: elements
+ */
 void pto_fp_tbin(u32 op, u32 *dst, const u32 *a, const u32 *b, size_t n)
 {
 	pto_fp_bin(op, dst, a, b, 0, n, true);
 }
 
+/**
+ * pto_fp_tbins - TBINS on f32 tiles: dst = a op s
+ * @op: &enum pto_tbin
+ * @dst: out: @n results
+ * @a: left operands
+ * @s: the right operand, an f32 bit pattern
+ * @n: elements
+ */
 void pto_fp_tbins(u32 op, u32 *dst, const u32 *a, u32 s, size_t n)
 {
 	pto_fp_bin(op, dst, a, NULL, s, n, true);
@@ -406,6 +431,13 @@ static float pto_unary(u32 op, float x)
 	return 0.0f;
 }
 
+/**
+ * pto_fp_tunary - TUNARY on f32 tiles: dst = op(a)
+ * @op: &enum pto_tunary (an unknown one gives zeros)
+ * @dst: out: @n results
+ * @a: operands
+ * @n: elements
+ */
 void pto_fp_tunary(u32 op, u32 *dst, const u32 *a, size_t n)
 {
 	size_t i, end;
@@ -420,6 +452,16 @@ void pto_fp_tunary(u32 op, u32 *dst, const u32 *a, size_t n)
 	}
 }
 
+/**
+ * pto_fp_rowred - TROWRED on an f32 tile: each row's sum or maximum
+ * @op: &enum pto_rowred (PTO_ROWRED_SUM, else the maximum)
+ * @dst: out: @rows results
+ * @a: the tile, @rows x @cols, row-major
+ * @rows: rows
+ * @cols: columns (at least one)
+ *
+ * Sums are accumulated in f32 in column order.
+ */
 void pto_fp_rowred(u32 op, u32 *dst, const u32 *a, u32 rows, u32 cols)
 {
 	u32 r, c;
@@ -477,11 +519,21 @@ static void pto_axpy8(u32 *crow, const u32 *brow, u32 av, u32 n)
 }
 #endif
 
-/*
- * Rows m0..m1-1 of C (m x n) = A (m x k) x B (k x n), row-major. i-l-j
- * order: B and C rows stream, A[i][l] stays in a register, eight (AVX2,
- * @wide) or four columns of C at a time. Each C element still sums its
- * products in l order, so both forms give the same bits (KUnit pto_fp).
+/**
+ * pto_fp_matmul - rows of an f32 matrix product, the form chosen
+ * @c: C (m x n), row-major: out, or in and out if @acc
+ * @a: A (m x k), row-major
+ * @b: B (k x n), row-major
+ * @m0: first row of C to compute
+ * @m1: one past the last
+ * @k: columns of A, rows of B
+ * @n: columns of B and C
+ * @acc: add to C (else overwrite it)
+ * @wide: eight columns of C at a time if the CPU can (AVX2), else four
+ *
+ * Rows @m0..@m1-1 of C = A x B (+ C). i-l-j order: B and C rows stream,
+ * A[i][l] stays in a register. Each C element still sums its products in
+ * l order, so both forms give the same bits (KUnit pto_fp).
  */
 VISIBLE_IF_KUNIT void pto_fp_matmul(u32 *c, const u32 *a, const u32 *b,
 				    u32 m0, u32 m1, u32 k, u32 n, bool acc,
@@ -510,13 +562,33 @@ VISIBLE_IF_KUNIT void pto_fp_matmul(u32 *c, const u32 *a, const u32 *b,
 }
 EXPORT_SYMBOL_IF_KUNIT(pto_fp_matmul);
 
+/**
+ * pto_fp_matmul_rows - MATMUL: rows of C = A x B (+ C), f32
+ * @c: C (m x n), row-major
+ * @a: A (m x k), row-major
+ * @b: B (k x n), row-major
+ * @m0: first row of C to compute
+ * @m1: one past the last
+ * @k: columns of A, rows of B
+ * @n: columns of B and C
+ * @acc: add to C (else overwrite it)
+ *
+ * One FPU section: the caller bounds @m1 - @m0.
+ */
 void pto_fp_matmul_rows(u32 *c, const u32 *a, const u32 *b, u32 m0, u32 m1,
 			u32 k, u32 n, bool acc)
 {
 	pto_fp_matmul(c, a, b, m0, m1, k, n, acc, true);
 }
 
-/* f32 -> s64, truncating toward zero, saturating; NaN -> 0. */
+/**
+ * pto_fp_to_int - f32 to s64, truncating toward zero, saturating
+ * @dst: out: @n integers
+ * @a: @n f32 bit patterns
+ * @n: elements (one FPU section: the caller bounds it)
+ *
+ * NaN converts to 0.
+ */
 void pto_fp_to_int(s64 *dst, const u32 *a, size_t n)
 {
 	size_t i;
@@ -537,6 +609,12 @@ void pto_fp_to_int(s64 *dst, const u32 *a, size_t n)
 	kernel_fpu_end();
 }
 
+/**
+ * pto_fp_from_int - s64 to f32, rounded to nearest
+ * @dst: out: @n f32 bit patterns
+ * @a: @n integers
+ * @n: elements (one FPU section: the caller bounds it)
+ */
 void pto_fp_from_int(u32 *dst, const s64 *a, size_t n)
 {
 	size_t i;
