@@ -20,7 +20,6 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -487,11 +486,6 @@ TEST_F_TIMEOUT(fair, hanging_process_does_not_starve_another, FAIR_TEST_TIMEOUT)
 
 /* ------------------------------------------------------------------ names */
 
-static int xioctl(int fd, unsigned long req, void *arg)
-{
-	return ioctl(fd, req, arg) ? -errno : 0;
-}
-
 /* What one context owns: a queue, a kernel, a syncobj, a task in flight. */
 struct owned {
 	int fd;
@@ -511,11 +505,11 @@ static int own(struct owned *o)
 	o->fd = pto_test_open();
 	if (o->fd < 0)
 		return -errno;
-	if (xioctl(o->fd, DRM_IOCTL_PTO_NPU_KERNEL_CREATE, &kc))
+	if (pto_test_ioctl(o->fd, DRM_IOCTL_PTO_NPU_KERNEL_CREATE, &kc))
 		return -errno;
 	o->kernel = kc.handle;
 	o->qc.sq_slots = 32;
-	if (xioctl(o->fd, DRM_IOCTL_PTO_NPU_QUEUE_CREATE, &o->qc))
+	if (pto_test_ioctl(o->fd, DRM_IOCTL_PTO_NPU_QUEUE_CREATE, &o->qc))
 		return -errno;
 	return drmSyncobjCreate(o->fd, 0, &o->syncobj) ? -errno : 0;
 }
@@ -538,15 +532,15 @@ static int probe_names(const struct owned *theirs)
 	if (fd < 0)
 		return __LINE__;
 	/* An empty context: nothing of theirs exists here. */
-	if (xioctl(fd, DRM_IOCTL_PTO_NPU_QUEUE_WAIT, &w) != -ENOENT)
+	if (pto_test_ioctl(fd, DRM_IOCTL_PTO_NPU_QUEUE_WAIT, &w) != -ENOENT)
 		return __LINE__;
-	if (xioctl(fd, DRM_IOCTL_PTO_NPU_QUEUE_SUBMIT, &s) != -ENOENT)
+	if (pto_test_ioctl(fd, DRM_IOCTL_PTO_NPU_QUEUE_SUBMIT, &s) != -ENOENT)
 		return __LINE__;
-	if (xioctl(fd, DRM_IOCTL_PTO_NPU_QUEUE_DESTROY, &qd) != -ENOENT)
+	if (pto_test_ioctl(fd, DRM_IOCTL_PTO_NPU_QUEUE_DESTROY, &qd) != -ENOENT)
 		return __LINE__;
-	if (xioctl(fd, DRM_IOCTL_PTO_NPU_KERNEL_DESTROY, &kd) != -ENOENT)
+	if (pto_test_ioctl(fd, DRM_IOCTL_PTO_NPU_KERNEL_DESTROY, &kd) != -ENOENT)
 		return __LINE__;
-	if (xioctl(fd, DRM_IOCTL_PTO_NPU_BO_INFO, &bi) != -ENOENT)
+	if (pto_test_ioctl(fd, DRM_IOCTL_PTO_NPU_BO_INFO, &bi) != -ENOENT)
 		return __LINE__;
 	if (!drmSyncobjWait(fd, (uint32_t *)&theirs->syncobj, 1, 0, 0, NULL) ||
 	    errno != ENOENT)
@@ -562,7 +556,7 @@ static int probe_names(const struct owned *theirs)
 		s = (struct drm_pto_npu_queue_submit){
 			.queue_id = mine.qc.queue_id, .syncobj = theirs->syncobj + 1,
 		};
-		if (xioctl(mine.fd, DRM_IOCTL_PTO_NPU_QUEUE_SUBMIT, &s) != -ENOENT)
+		if (pto_test_ioctl(mine.fd, DRM_IOCTL_PTO_NPU_QUEUE_SUBMIT, &s) != -ENOENT)
 			return __LINE__;
 		/* Entries naming their kernel handle are refused (it names ours, or none). */
 		h = theirs->kernel + 1;
@@ -579,13 +573,13 @@ static int probe_names(const struct owned *theirs)
 			memcpy(map + mine.qc.sq_offset, &e, DRM_PTO_NPU_SQ_SLOT_SIZE);
 			__atomic_store_n(&hdr->sq_tail, 1, __ATOMIC_RELEASE);
 			s = (struct drm_pto_npu_queue_submit){ .queue_id = mine.qc.queue_id };
-			if (xioctl(mine.fd, DRM_IOCTL_PTO_NPU_QUEUE_SUBMIT, &s) || s.consumed != 1)
+			if (pto_test_ioctl(mine.fd, DRM_IOCTL_PTO_NPU_QUEUE_SUBMIT, &s) || s.consumed != 1)
 				return __LINE__;
 			w = (struct drm_pto_npu_queue_wait){
 				.queue_id = mine.qc.queue_id,
 				.timeout_ns = pto_test_now_ns() + PTO_TEST_SEC(30),
 			};
-			if (xioctl(mine.fd, DRM_IOCTL_PTO_NPU_QUEUE_WAIT, &w))
+			if (pto_test_ioctl(mine.fd, DRM_IOCTL_PTO_NPU_QUEUE_WAIT, &w))
 				return __LINE__;
 			c = (const void *)(map + mine.qc.cq_offset);
 			if (c->status != DRM_PTO_NPU_STATUS_INVALID ||
@@ -627,10 +621,10 @@ TEST_F(names, of_another_process_resolve_to_nothing)
 	EXPECT_EQ(0, WEXITSTATUS(status)) TH_LOG("check at line %d failed",
 						 WEXITSTATUS(status));
 	/* Ours are untouched: the queue, the kernel and the syncobj still work. */
-	EXPECT_EQ(0, xioctl(mine.fd, DRM_IOCTL_PTO_NPU_KERNEL_DESTROY,
-			    &((struct drm_pto_npu_kernel_destroy){ .handle = mine.kernel })));
-	EXPECT_EQ(0, xioctl(mine.fd, DRM_IOCTL_PTO_NPU_QUEUE_DESTROY,
-			    &((struct drm_pto_npu_queue_destroy){ .queue_id = mine.qc.queue_id })));
+	EXPECT_EQ(0, pto_test_ioctl(mine.fd, DRM_IOCTL_PTO_NPU_KERNEL_DESTROY,
+				    &((struct drm_pto_npu_kernel_destroy){ .handle = mine.kernel })));
+	EXPECT_EQ(0, pto_test_ioctl(mine.fd, DRM_IOCTL_PTO_NPU_QUEUE_DESTROY,
+				    &((struct drm_pto_npu_queue_destroy){ .queue_id = mine.qc.queue_id })));
 	EXPECT_EQ(0, drmSyncobjDestroy(mine.fd, mine.syncobj));
 	close(mine.fd);
 }
@@ -647,16 +641,16 @@ TEST_F(names, same_numbers_name_different_objects)
 	EXPECT_EQ(a.qc.queue_id, b.qc.queue_id);
 	EXPECT_EQ(a.kernel, b.kernel);
 	/* Destroying A's queue leaves B's: B still waits on it. */
-	EXPECT_EQ(0, xioctl(a.fd, DRM_IOCTL_PTO_NPU_QUEUE_DESTROY,
-			    &((struct drm_pto_npu_queue_destroy){ .queue_id = a.qc.queue_id })));
+	EXPECT_EQ(0, pto_test_ioctl(a.fd, DRM_IOCTL_PTO_NPU_QUEUE_DESTROY,
+				    &((struct drm_pto_npu_queue_destroy){ .queue_id = a.qc.queue_id })));
 	w = (struct drm_pto_npu_queue_wait){ .queue_id = b.qc.queue_id };
-	EXPECT_EQ(-ETIME, xioctl(b.fd, DRM_IOCTL_PTO_NPU_QUEUE_WAIT, &w));
+	EXPECT_EQ(-ETIME, pto_test_ioctl(b.fd, DRM_IOCTL_PTO_NPU_QUEUE_WAIT, &w));
 	w = (struct drm_pto_npu_queue_wait){ .queue_id = a.qc.queue_id };
-	EXPECT_EQ(-ENOENT, xioctl(a.fd, DRM_IOCTL_PTO_NPU_QUEUE_WAIT, &w));
-	EXPECT_EQ(0, xioctl(a.fd, DRM_IOCTL_PTO_NPU_KERNEL_DESTROY,
-			    &((struct drm_pto_npu_kernel_destroy){ .handle = a.kernel })));
-	EXPECT_EQ(0, xioctl(b.fd, DRM_IOCTL_PTO_NPU_KERNEL_DESTROY,
-			    &((struct drm_pto_npu_kernel_destroy){ .handle = b.kernel })));
+	EXPECT_EQ(-ENOENT, pto_test_ioctl(a.fd, DRM_IOCTL_PTO_NPU_QUEUE_WAIT, &w));
+	EXPECT_EQ(0, pto_test_ioctl(a.fd, DRM_IOCTL_PTO_NPU_KERNEL_DESTROY,
+				    &((struct drm_pto_npu_kernel_destroy){ .handle = a.kernel })));
+	EXPECT_EQ(0, pto_test_ioctl(b.fd, DRM_IOCTL_PTO_NPU_KERNEL_DESTROY,
+				    &((struct drm_pto_npu_kernel_destroy){ .handle = b.kernel })));
 	/* A's syncobj is gone in A only. */
 	EXPECT_EQ(0, drmSyncobjDestroy(a.fd, a.syncobj));
 	EXPECT_EQ(0, drmSyncobjDestroy(b.fd, b.syncobj));

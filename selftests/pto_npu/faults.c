@@ -33,7 +33,6 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -122,11 +121,6 @@ static int dbg_write(const char *name, const char *val)
 		return -ENOENT;
 	snprintf(path, sizeof(path), "%s/%s", dev_debugfs(), name);
 	return write_file(path, val);
-}
-
-static int counters(int fd, struct drm_pto_npu_counters *c)
-{
-	return pto_test_query(fd, DRM_PTO_NPU_QUERY_COUNTERS, c, sizeof(*c));
 }
 
 /* ------------------------------------------------------------------ work */
@@ -388,11 +382,6 @@ static void fi_report(struct __test_metadata *_metadata,
 		(w).points = FI_MAX_N; \
 } while (0)
 
-static int xioctl(int fd, unsigned long req, void *arg)
-{
-	return ioctl(fd, req, arg) ? -errno : 0;
-}
-
 TEST_F_TIMEOUT(fi, open_and_bo_ioctls_fail_cleanly, 300)
 {
 	struct fi_walk wo = { .name = "open" }, wc = { .name = "BO_CREATE" };
@@ -411,19 +400,19 @@ TEST_F_TIMEOUT(fi, open_and_bo_ioctls_fail_cleanly, 300)
 	fi_report(_metadata, &wo);
 
 	FI_WALK(wc, (void)0, (c = (struct drm_pto_npu_bo_create){ .size = 65536 },
-		     xioctl(self->fd, DRM_IOCTL_PTO_NPU_BO_CREATE, &c)),
+		     pto_test_ioctl(self->fd, DRM_IOCTL_PTO_NPU_BO_CREATE, &c)),
 		do { if (!ret) pto_test_gem_close(self->fd, c.handle); } while (0));
 	fi_report(_metadata, &wc);
 
 	ASSERT_EQ(0, pto_test_bo_create(self->fd, 65536, &h, NULL));
 	ASSERT_EQ(0, pto_test_memory(self->fd, &self->base));
 	FI_WALK(wi, (void)0, (bi = (struct drm_pto_npu_bo_info){ .handle = h },
-		     xioctl(self->fd, DRM_IOCTL_PTO_NPU_BO_INFO, &bi)), (void)0);
+		     pto_test_ioctl(self->fd, DRM_IOCTL_PTO_NPU_BO_INFO, &bi)), (void)0);
 	fi_report(_metadata, &wi);
 	ASSERT_EQ(0, pto_test_gem_close(self->fd, h));
 	self->base = self->mem0;
 
-	FI_WALK(wq, (void)0, xioctl(self->fd, DRM_IOCTL_PTO_NPU_QUERY,
+	FI_WALK(wq, (void)0, pto_test_ioctl(self->fd, DRM_IOCTL_PTO_NPU_QUERY,
 			   &((struct drm_pto_npu_query){
 				.type = DRM_PTO_NPU_QUERY_MEMORY,
 				.size = sizeof(mem), .data = (uintptr_t)&mem })),
@@ -433,7 +422,7 @@ TEST_F_TIMEOUT(fi, open_and_bo_ioctls_fail_cleanly, 300)
 	/* GEM_CLOSE: a failure may not leave the buffer half closed. */
 	FI_WALK(wg, ASSERT_EQ(0, pto_test_bo_create(self->fd, 4096, &h, NULL)),
 		(gc = (struct drm_gem_close){ .handle = h },
-		 xioctl(self->fd, DRM_IOCTL_GEM_CLOSE, &gc)),
+		 pto_test_ioctl(self->fd, DRM_IOCTL_GEM_CLOSE, &gc)),
 		do { if (ret) pto_test_gem_close(self->fd, h); } while (0));
 	fi_report(_metadata, &wg);
 
@@ -548,40 +537,40 @@ TEST_F_TIMEOUT(fi, kernel_and_queue_ioctls_fail_cleanly, 300)
 		.log = (uintptr_t)log, .log_size = sizeof(log),
 		.core_type = PTO_CORE_AIV,
 	};
-	ASSERT_EQ(0, xioctl(self->fd, DRM_IOCTL_PTO_NPU_KERNEL_CREATE, &kc))
+	ASSERT_EQ(0, pto_test_ioctl(self->fd, DRM_IOCTL_PTO_NPU_KERNEL_CREATE, &kc))
 		TH_LOG("verifier: %s (code %u insn %u)", log, kc.error_code,
 		       kc.error_insn);
-	ASSERT_EQ(0, xioctl(self->fd, DRM_IOCTL_PTO_NPU_KERNEL_DESTROY,
-			    &((struct drm_pto_npu_kernel_destroy){ .handle = kc.handle })));
+	ASSERT_EQ(0, pto_test_ioctl(self->fd, DRM_IOCTL_PTO_NPU_KERNEL_DESTROY,
+				    &((struct drm_pto_npu_kernel_destroy){ .handle = kc.handle })));
 
 	FI_WALK(wk, (void)0, (kc.handle = 0, kc.error_code = 0,
-		     xioctl(self->fd, DRM_IOCTL_PTO_NPU_KERNEL_CREATE, &kc)),
+		     pto_test_ioctl(self->fd, DRM_IOCTL_PTO_NPU_KERNEL_CREATE, &kc)),
 		do {
 			if (!ret)
-				xioctl(self->fd, DRM_IOCTL_PTO_NPU_KERNEL_DESTROY,
-				       &((struct drm_pto_npu_kernel_destroy){ .handle = kc.handle }));
+				pto_test_ioctl(self->fd, DRM_IOCTL_PTO_NPU_KERNEL_DESTROY,
+					       &((struct drm_pto_npu_kernel_destroy){ .handle = kc.handle }));
 		} while (0));
 	fi_report(_metadata, &wk);
 
 	FI_WALK(wd, do {
 			kc.handle = 0;
-			ASSERT_EQ(0, xioctl(self->fd, DRM_IOCTL_PTO_NPU_KERNEL_CREATE, &kc));
+			ASSERT_EQ(0, pto_test_ioctl(self->fd, DRM_IOCTL_PTO_NPU_KERNEL_CREATE, &kc));
 		} while (0),
-		xioctl(self->fd, DRM_IOCTL_PTO_NPU_KERNEL_DESTROY,
-		       &((struct drm_pto_npu_kernel_destroy){ .handle = kc.handle })),
+		pto_test_ioctl(self->fd, DRM_IOCTL_PTO_NPU_KERNEL_DESTROY,
+			       &((struct drm_pto_npu_kernel_destroy){ .handle = kc.handle })),
 		do {
 			if (ret)
-				xioctl(self->fd, DRM_IOCTL_PTO_NPU_KERNEL_DESTROY,
-				       &((struct drm_pto_npu_kernel_destroy){ .handle = kc.handle }));
+				pto_test_ioctl(self->fd, DRM_IOCTL_PTO_NPU_KERNEL_DESTROY,
+					       &((struct drm_pto_npu_kernel_destroy){ .handle = kc.handle }));
 		} while (0));
 	fi_report(_metadata, &wd);
 
 	FI_WALK(wq, (void)0, (qc = (struct drm_pto_npu_queue_create){ .sq_slots = 64 },
-		     xioctl(self->fd, DRM_IOCTL_PTO_NPU_QUEUE_CREATE, &qc)),
+		     pto_test_ioctl(self->fd, DRM_IOCTL_PTO_NPU_QUEUE_CREATE, &qc)),
 		do {
 			if (!ret) {
-				xioctl(self->fd, DRM_IOCTL_PTO_NPU_QUEUE_DESTROY,
-				       &((struct drm_pto_npu_queue_destroy){ .queue_id = qc.queue_id }));
+				pto_test_ioctl(self->fd, DRM_IOCTL_PTO_NPU_QUEUE_DESTROY,
+					       &((struct drm_pto_npu_queue_destroy){ .queue_id = qc.queue_id }));
 				pto_test_gem_close(self->fd, qc.handle);
 			}
 		} while (0));
@@ -589,15 +578,15 @@ TEST_F_TIMEOUT(fi, kernel_and_queue_ioctls_fail_cleanly, 300)
 
 	FI_WALK(wx, do {
 			qc = (struct drm_pto_npu_queue_create){ .sq_slots = 64 };
-			ASSERT_EQ(0, xioctl(self->fd, DRM_IOCTL_PTO_NPU_QUEUE_CREATE, &qc));
+			ASSERT_EQ(0, pto_test_ioctl(self->fd, DRM_IOCTL_PTO_NPU_QUEUE_CREATE, &qc));
 			ASSERT_EQ(0, pto_test_gem_close(self->fd, qc.handle));
 		} while (0),
-		xioctl(self->fd, DRM_IOCTL_PTO_NPU_QUEUE_DESTROY,
-		       &((struct drm_pto_npu_queue_destroy){ .queue_id = qc.queue_id })),
+		pto_test_ioctl(self->fd, DRM_IOCTL_PTO_NPU_QUEUE_DESTROY,
+			       &((struct drm_pto_npu_queue_destroy){ .queue_id = qc.queue_id })),
 		do {
 			if (ret)
-				xioctl(self->fd, DRM_IOCTL_PTO_NPU_QUEUE_DESTROY,
-				       &((struct drm_pto_npu_queue_destroy){ .queue_id = qc.queue_id }));
+				pto_test_ioctl(self->fd, DRM_IOCTL_PTO_NPU_QUEUE_DESTROY,
+					       &((struct drm_pto_npu_queue_destroy){ .queue_id = qc.queue_id }));
 		} while (0));
 	fi_report(_metadata, &wx);
 
@@ -617,7 +606,7 @@ static int rq_open(int fd, struct rq *q, uint32_t sq, uint32_t cq)
 	memset(q, 0, sizeof(*q));
 	q->qc.sq_slots = sq;
 	q->qc.cq_entries = cq;
-	if (xioctl(fd, DRM_IOCTL_PTO_NPU_QUEUE_CREATE, &q->qc))
+	if (pto_test_ioctl(fd, DRM_IOCTL_PTO_NPU_QUEUE_CREATE, &q->qc))
 		return -errno;
 	q->map = mmap(NULL, q->qc.ring_size, PROT_READ | PROT_WRITE, MAP_SHARED,
 		      fd, (off_t)q->qc.mmap_offset);
@@ -640,7 +629,7 @@ static void rq_close(int fd, struct rq *q)
 				 __atomic_load_n(&q->hdr->cq_tail, __ATOMIC_ACQUIRE),
 				 __ATOMIC_RELEASE);
 		w.timeout_ns = 0;
-		xioctl(fd, DRM_IOCTL_PTO_NPU_QUEUE_WAIT, &w);
+		pto_test_ioctl(fd, DRM_IOCTL_PTO_NPU_QUEUE_WAIT, &w);
 		if (!w.inflight && !__atomic_load_n(&q->hdr->cq_held, __ATOMIC_ACQUIRE) &&
 		    __atomic_load_n(&q->hdr->cq_tail, __ATOMIC_ACQUIRE) ==
 		    __atomic_load_n(&q->hdr->cq_head, __ATOMIC_ACQUIRE))
@@ -648,8 +637,8 @@ static void rq_close(int fd, struct rq *q)
 		usleep(1000);
 	}
 	munmap(q->map, q->qc.ring_size);
-	xioctl(fd, DRM_IOCTL_PTO_NPU_QUEUE_DESTROY,
-	       &((struct drm_pto_npu_queue_destroy){ .queue_id = q->qc.queue_id }));
+	pto_test_ioctl(fd, DRM_IOCTL_PTO_NPU_QUEUE_DESTROY,
+		       &((struct drm_pto_npu_queue_destroy){ .queue_id = q->qc.queue_id }));
 	pto_test_gem_close(fd, q->qc.handle);
 }
 
@@ -672,7 +661,7 @@ static int rq_doorbell(int fd, struct rq *q, uint32_t syncobj, uint64_t point,
 		.queue_id = q->qc.queue_id, .syncobj = syncobj,
 		.syncobj_point = point,
 	};
-	return xioctl(fd, DRM_IOCTL_PTO_NPU_QUEUE_SUBMIT, s);
+	return pto_test_ioctl(fd, DRM_IOCTL_PTO_NPU_QUEUE_SUBMIT, s);
 }
 
 /* Reads LAST CQEs into @last (indexed by task_id - @first) until @n seen. */
@@ -704,7 +693,7 @@ static int rq_reap(int fd, struct rq *q, uint64_t first, unsigned int n,
 		__atomic_store_n(&q->hdr->cq_head, q->cq_head, __ATOMIC_RELEASE);
 		if (seen >= n)
 			break;
-		ret = xioctl(fd, DRM_IOCTL_PTO_NPU_QUEUE_WAIT, &w);
+		ret = pto_test_ioctl(fd, DRM_IOCTL_PTO_NPU_QUEUE_WAIT, &w);
 		if (ret == -ETIME && pto_test_now_ns() >= deadline)
 			return -ETIME;
 		if (ret && ret != -ETIME && ret != -EINTR)
@@ -731,7 +720,7 @@ static uint32_t add_kernel(int fd)
 	kc.insns = (uintptr_t)p;
 	kc.num_insns = n;
 	kc.core_type = PTO_CORE_AIV;
-	return xioctl(fd, DRM_IOCTL_PTO_NPU_KERNEL_CREATE, &kc) ? 0 : kc.handle;
+	return pto_test_ioctl(fd, DRM_IOCTL_PTO_NPU_KERNEL_CREATE, &kc) ? 0 : kc.handle;
 }
 
 #define SUBMIT_TASKS 3
@@ -745,7 +734,7 @@ static uint32_t end_kernel(int fd)
 		.insns = (uintptr_t)&p, .num_insns = 1, .core_type = PTO_CORE_AIV,
 	};
 
-	return xioctl(fd, DRM_IOCTL_PTO_NPU_KERNEL_CREATE, &kc) ? 0 : kc.handle;
+	return pto_test_ioctl(fd, DRM_IOCTL_PTO_NPU_KERNEL_CREATE, &kc) ? 0 : kc.handle;
 }
 
 TEST_F_TIMEOUT(fi, submit_with_deps_tensors_syncobj_fails_cleanly, 600)
@@ -883,17 +872,17 @@ TEST_F_TIMEOUT(fi, submit_with_deps_tensors_syncobj_fails_cleanly, 600)
 	FI_WALK(ww, __atomic_store_n(&q.hdr->cq_head,
 				    __atomic_load_n(&q.hdr->cq_tail, __ATOMIC_ACQUIRE),
 				    __ATOMIC_RELEASE),
-		xioctl(self->fd, DRM_IOCTL_PTO_NPU_QUEUE_WAIT,
-		       &((struct drm_pto_npu_queue_wait){ .queue_id = q.qc.queue_id })),
+		pto_test_ioctl(self->fd, DRM_IOCTL_PTO_NPU_QUEUE_WAIT,
+			       &((struct drm_pto_npu_queue_wait){ .queue_id = q.qc.queue_id })),
 		(void)0);
 	fi_report(_metadata, &ww);
 	TH_LOG("QUEUE_WAIT: %u completions still held", q.hdr->cq_held);
 
 	drmSyncobjDestroy(self->fd, syncobj);
-	xioctl(self->fd, DRM_IOCTL_PTO_NPU_KERNEL_DESTROY,
-	       &((struct drm_pto_npu_kernel_destroy){ .handle = kernel }));
-	xioctl(self->fd, DRM_IOCTL_PTO_NPU_KERNEL_DESTROY,
-	       &((struct drm_pto_npu_kernel_destroy){ .handle = kernel_end }));
+	pto_test_ioctl(self->fd, DRM_IOCTL_PTO_NPU_KERNEL_DESTROY,
+		       &((struct drm_pto_npu_kernel_destroy){ .handle = kernel }));
+	pto_test_ioctl(self->fd, DRM_IOCTL_PTO_NPU_KERNEL_DESTROY,
+		       &((struct drm_pto_npu_kernel_destroy){ .handle = kernel_end }));
 	/* Whatever is still held goes with the queue. */
 	rq_close(self->fd, &q);
 	self->base = self->mem0;
@@ -1044,7 +1033,7 @@ TEST_F(dev, gm_fault_mid_graph_fails_consumers_only)
 	char err[256];
 	int i;
 
-	ASSERT_EQ(0, counters(self->mon, &c0));
+	ASSERT_EQ(0, pto_test_counters(self->mon, &c0));
 	ASSERT_EQ(0, pto_test_tensor2d(self->dev, PTO_DTYPE_I64, 1, OUT_COLS, &out));
 	args[0] = out;
 	po = pto_tensor_data(out);
@@ -1086,7 +1075,7 @@ TEST_F(dev, gm_fault_mid_graph_fails_consumers_only)
 			EXPECT_EQ(100 + i, po[i]);
 		}
 	}
-	ASSERT_EQ(0, counters(self->mon, &c1));
+	ASSERT_EQ(0, pto_test_counters(self->mon, &c1));
 	EXPECT_LE(c0.faults + 1, c1.faults);
 	pto_graph_free(g);
 	pto_kernel_free(k);
@@ -1309,7 +1298,7 @@ TEST_F_TIMEOUT(dev, hung_core_times_out_and_device_goes_on, 120)
 	if (!dev_debugfs() || dbg_read_long("inject_hang") < 0)
 		SKIP(return, "no debugfs inject_hang");
 	ASSERT_EQ(0, pto_test_param_write("timeout_ms", HANG_TIMEOUT_MS));
-	ASSERT_EQ(0, counters(self->mon, &c0));
+	ASSERT_EQ(0, pto_test_counters(self->mon, &c0));
 	ASSERT_EQ(0, pto_test_tensor2d(self->dev, PTO_DTYPE_I64, 1, OUT_COLS, &out));
 	args[0] = out;
 	po = pto_tensor_data(out);
@@ -1367,7 +1356,7 @@ TEST_F_TIMEOUT(dev, hung_core_times_out_and_device_goes_on, 120)
 		}
 	}
 	EXPECT_EQ(0, po[0]);
-	ASSERT_EQ(0, counters(self->mon, &c1));
+	ASSERT_EQ(0, pto_test_counters(self->mon, &c1));
 	EXPECT_EQ(c0.timeouts + 1, c1.timeouts);
 	pto_kernel_free(k);
 	pto_tensor_free(out);
@@ -1545,7 +1534,7 @@ TEST_F_TIMEOUT(dev, kill_9_twenty_times_leaves_nothing, 900)
 		pid_t child;
 		char msg = 0;
 
-		ASSERT_EQ(0, counters(self->mon, &before));
+		ASSERT_EQ(0, pto_test_counters(self->mon, &before));
 		child = fork();
 		ASSERT_LE(0, child);
 		if (!child) {
@@ -1555,7 +1544,7 @@ TEST_F_TIMEOUT(dev, kill_9_twenty_times_leaves_nothing, 900)
 		ASSERT_EQ(1, poll(&pfd, 1, 300000)) TH_LOG("round %d: child silent", round);
 		ASSERT_EQ(1, read(to_parent[0], &msg, 1));
 		ASSERT_EQ('R', msg) TH_LOG("round %d: child setup failed", round);
-		ASSERT_EQ(0, counters(self->mon, &at_kill));
+		ASSERT_EQ(0, pto_test_counters(self->mon, &at_kill));
 		EXPECT_EQ(before.tasks + KILL_TASKS, at_kill.tasks);
 		EXPECT_GT(before.retired + KILL_TASKS, at_kill.retired);
 		/* Let some run a little, then kill at varying moments. */
@@ -1567,7 +1556,7 @@ TEST_F_TIMEOUT(dev, kill_9_twenty_times_leaves_nothing, 900)
 		t0 = pto_test_now_ns();
 		for (;;) {
 			ASSERT_EQ(0, pto_test_memory(self->mon, &mem));
-			ASSERT_EQ(0, counters(self->mon, &now));
+			ASSERT_EQ(0, pto_test_counters(self->mon, &now));
 			if (mem.device_bos == mem0.device_bos &&
 			    mem.device_bytes == mem0.device_bytes &&
 			    now.retired >= before.retired + KILL_TASKS &&

@@ -117,7 +117,7 @@ FIXTURE_SETUP(fz)
 	ASSERT_EQ(0, pto_test_memory(self->fd, &mem));
 	self->base_bos = mem.device_bos;
 	self->base_bytes = mem.device_bytes;
-	ASSERT_EQ(0, fz_counters(self->fd, &self->cnt0));
+	ASSERT_EQ(0, pto_test_counters(self->fd, &self->cnt0));
 	self->saved_timeout = pto_test_param_read("timeout_ms");
 	ASSERT_LT(0, self->saved_timeout);
 	fz_rng_init(&self->r, _metadata->name);
@@ -169,7 +169,7 @@ static void fz_finish(struct __test_metadata *_metadata, int *fd, int *fd2,
 	} while (pto_test_now_ns() < deadline);
 	EXPECT_EQ(base_bos, mem.device_bos) TH_LOG("GM buffers leaked");
 	EXPECT_EQ(base_bytes, mem.device_bytes) TH_LOG("GM bytes leaked");
-	ASSERT_EQ(0, fz_counters(probe, &c1));
+	ASSERT_EQ(0, pto_test_counters(probe, &c1));
 	close(probe);
 	printf("# fuzz: device counters: +%llu tasks (+%llu invalid), +%llu retired, +%llu faults, +%llu timeouts, +%llu blocks\n",
 	       (unsigned long long)(c1.tasks - c0->tasks),

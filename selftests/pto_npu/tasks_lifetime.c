@@ -69,11 +69,6 @@ FIXTURE_TEARDOWN(life)
 		close(self->mon);
 }
 
-static int counters(int fd, struct drm_pto_npu_counters *c)
-{
-	return pto_test_query(fd, DRM_PTO_NPU_QUERY_COUNTERS, c, sizeof(*c));
-}
-
 /*
  * Waits until the device holds the GM it held at @mem0 and, if @retired is
  * not 0, until its retired counter reached @retired. Returns 0, or -ETIME
@@ -86,7 +81,7 @@ static int wait_released(int fd, const struct drm_pto_npu_memory_info *mem0,
 	int64_t start = pto_test_now_ns();
 
 	for (;;) {
-		if (pto_test_memory(fd, mem) || counters(fd, cnt))
+		if (pto_test_memory(fd, mem) || pto_test_counters(fd, cnt))
 			return -EIO;
 		if (mem->device_bos == mem0->device_bos &&
 		    mem->device_bytes == mem0->device_bytes &&
@@ -224,7 +219,7 @@ TEST_F_TIMEOUT(life, kill_9_with_2000_tasks_in_flight_frees_everything, 240)
 		pid_t child;
 		char msg = 0;
 
-		ASSERT_EQ(0, counters(self->mon, &before));
+		ASSERT_EQ(0, pto_test_counters(self->mon, &before));
 		child = fork();
 		ASSERT_LE(0, child);
 		if (!child) {
@@ -240,7 +235,7 @@ TEST_F_TIMEOUT(life, kill_9_with_2000_tasks_in_flight_frees_everything, 240)
 		EXPECT_LE(self->mem0.device_bos + KILL_BUFFERS + 2, mem.device_bos);
 		EXPECT_LE(self->mem0.device_bytes +
 			  (uint64_t)KILL_BUFFERS * KILL_BUFFER_SIZE, mem.device_bytes);
-		ASSERT_EQ(0, counters(self->mon, &at_kill));
+		ASSERT_EQ(0, pto_test_counters(self->mon, &at_kill));
 		EXPECT_EQ(before.tasks + KILL_TASKS, at_kill.tasks);
 		EXPECT_GT(before.retired + KILL_TASKS, at_kill.retired)
 			TH_LOG("round %d: the chain was already done", round);
@@ -517,7 +512,7 @@ TEST_F(life, exit_with_held_completions_frees_everything)
 	int status = 0;
 	pid_t child;
 
-	ASSERT_EQ(0, counters(self->mon, &before));
+	ASSERT_EQ(0, pto_test_counters(self->mon, &before));
 	child = fork();
 	ASSERT_LE(0, child);
 	if (!child)
@@ -538,7 +533,7 @@ TEST_F(life, kill_9_with_held_completions_frees_everything)
 	pid_t child;
 	char msg = 0;
 
-	ASSERT_EQ(0, counters(self->mon, &before));
+	ASSERT_EQ(0, pto_test_counters(self->mon, &before));
 	child = fork();
 	ASSERT_LE(0, child);
 	if (!child) {

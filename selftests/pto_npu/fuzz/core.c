@@ -246,11 +246,6 @@ int fz_kernel_destroy(int fd, uint32_t handle)
 	return fz_ioctl(fd, DRM_IOCTL_PTO_NPU_KERNEL_DESTROY, &d);
 }
 
-int fz_counters(int fd, struct drm_pto_npu_counters *c)
-{
-	return pto_test_query(fd, DRM_PTO_NPU_QUERY_COUNTERS, c, sizeof(*c));
-}
-
 /* ------------------------------------------------------------ user memory */
 
 /* The last fz_uptr() ran into the PROT_NONE page part way (a write may fit). */

@@ -134,7 +134,6 @@ int fz_kernel_create(int fd, uint32_t core, const struct pto_insn *p,
 		     uint32_t n, const struct pto_tile_decl *t, uint32_t nt,
 		     uint32_t *handle);
 int fz_kernel_destroy(int fd, uint32_t handle);
-int fz_counters(int fd, struct drm_pto_npu_counters *c);
 
 /* ------------------------------------------------------------ user memory */
 

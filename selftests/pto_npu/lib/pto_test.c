@@ -6,6 +6,7 @@
  * Copyright (C) 2026 pto-npu authors
  */
 #include <stdio.h>
+#include <sys/ioctl.h>
 
 #include "pto_test_lib.h"
 
@@ -72,6 +73,16 @@ int pto_test_limits(int fd, struct drm_pto_npu_limits *lim)
 int pto_test_memory(int fd, struct drm_pto_npu_memory_info *mem)
 {
 	return pto_test_query(fd, DRM_PTO_NPU_QUERY_MEMORY, mem, sizeof(*mem));
+}
+
+int pto_test_counters(int fd, struct drm_pto_npu_counters *c)
+{
+	return pto_test_query(fd, DRM_PTO_NPU_QUERY_COUNTERS, c, sizeof(*c));
+}
+
+int pto_test_ioctl(int fd, unsigned long req, void *arg)
+{
+	return ioctl(fd, req, arg) ? -errno : 0;
 }
 
 int pto_test_bo_create(int fd, uint64_t size, uint32_t *handle,

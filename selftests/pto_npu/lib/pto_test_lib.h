@@ -60,6 +60,10 @@ int pto_test_query(int fd, uint32_t type, void *data, uint32_t size);
 int pto_test_device_info(int fd, struct drm_pto_npu_device_info *info);
 int pto_test_limits(int fd, struct drm_pto_npu_limits *lim);
 int pto_test_memory(int fd, struct drm_pto_npu_memory_info *mem);
+int pto_test_counters(int fd, struct drm_pto_npu_counters *c);
+
+/* ioctl(2) once (drmIoctl() restarts on EINTR): 0 or -errno. */
+int pto_test_ioctl(int fd, unsigned long req, void *arg);
 
 /*
  * Creates a GM buffer of @size bytes. On success *@handle is the new handle
