@@ -201,34 +201,6 @@ static void free_bufs(struct bufs *b)
 	pto_tensor_free(b->x);
 }
 
-/* Tasks that reached a core, and first dispatch to last finish of those. */
-static void run_figures(const struct pto_graph *g, unsigned int *dispatches,
-			uint64_t *makespan_ns)
-{
-	uint64_t first = UINT64_MAX, last = 0;
-	unsigned int i, j, n;
-
-	*dispatches = 0;
-	for (i = 0; i < pto_graph_task_count(g); i++) {
-		const struct pto_block_info *b;
-		bool ran = false;
-
-		if (pto_graph_task_blocks(g, i, &b, &n))
-			continue;
-		for (j = 0; j < n; j++) {
-			if (!(b[j].flags & PTO_BLOCK_RAN))
-				continue;
-			ran = true;
-			if (b[j].ts_dispatch < first)
-				first = b[j].ts_dispatch;
-			if (b[j].ts_finish > last)
-				last = b[j].ts_finish;
-		}
-		*dispatches += ran;
-	}
-	*makespan_ns = last > first ? last - first : 0;
-}
-
 static void run_form(struct pto_device *dev, struct pto_queue *q,
 		     enum form form)
 {
@@ -295,7 +267,7 @@ static void run_form(struct pto_device *dev, struct pto_queue *q,
 	if (form == FORM_SOFT && pw[0] != (int32_t)blocks)
 		ex_fail("%s: workspace counter %d, want %u arrivals",
 			names[form], pw[0], blocks);
-	run_figures(g, &dispatches, &makespan);
+	ex_run_figures(g, &dispatches, &makespan);
 	printf("  %-12s: %2u blocks, total %lld in every out[block]; dispatches %u, tasks %u, makespan %.1f us\n",
 	       names[form], blocks, (long long)b.total, dispatches,
 	       pto_graph_task_count(g), makespan / 1e3);

@@ -8,6 +8,7 @@
 #define PTO_EXAMPLE_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -115,32 +116,47 @@ static void ex_print_blocks(const struct pto_graph *g, unsigned int idx)
 }
 
 /*
- * What a run cost: the dispatches (tasks submitted) and the makespan, the
- * last finish minus the first dispatch over every block record of the
- * graph's last run.
+ * What a run cost: the tasks that reached a core (a block of theirs ran)
+ * and the makespan, the last finish minus the first dispatch over the
+ * blocks that ran, of the graph's last run.
  */
+static inline void ex_run_figures(const struct pto_graph *g,
+				  unsigned int *ran_tasks,
+				  uint64_t *makespan_ns)
+{
+	uint64_t first = UINT64_MAX, last = 0;
+	unsigned int i, j, n;
+
+	*ran_tasks = 0;
+	for (i = 0; i < pto_graph_task_count(g); i++) {
+		const struct pto_block_info *b;
+		bool ran = false;
+
+		if (pto_graph_task_blocks(g, i, &b, &n))
+			continue;
+		for (j = 0; j < n; j++) {
+			if (!(b[j].flags & PTO_BLOCK_RAN))
+				continue;
+			ran = true;
+			if (b[j].ts_dispatch < first)
+				first = b[j].ts_dispatch;
+			if (b[j].ts_finish > last)
+				last = b[j].ts_finish;
+		}
+		*ran_tasks += ran;
+	}
+	*makespan_ns = last > first ? last - first : 0;
+}
+
+/* The dispatches (tasks submitted) and the makespan of the last run. */
 static inline void ex_graph_stats(const struct pto_graph *g,
 				  unsigned int *dispatches,
 				  uint64_t *makespan_ns)
 {
-	uint64_t first = UINT64_MAX, last = 0;
-	unsigned int t, i, n;
-	const struct pto_block_info *b;
+	unsigned int ran;
 
 	*dispatches = pto_graph_task_count(g);
-	for (t = 0; t < *dispatches; t++) {
-		if (pto_graph_task_blocks(g, t, &b, &n))
-			continue;
-		for (i = 0; i < n; i++) {
-			if (!(b[i].flags & PTO_BLOCK_RAN))
-				continue;
-			if (b[i].ts_dispatch < first)
-				first = b[i].ts_dispatch;
-			if (b[i].ts_finish > last)
-				last = b[i].ts_finish;
-		}
-	}
-	*makespan_ns = last > first ? last - first : 0;
+	ex_run_figures(g, &ran, makespan_ns);
 }
 
 /* "per_block_tasks: 4 dispatches, makespan 123.4 us" */

@@ -37,34 +37,6 @@ static struct pto_kernel *build_tile_op(struct pto_device *dev,
 	return ex_finish(kb, what);
 }
 
-/* Tasks that reached a core, and first dispatch to last finish of those. */
-static void run_figures(const struct pto_graph *g, unsigned int *dispatches,
-			uint64_t *makespan_ns)
-{
-	uint64_t first = UINT64_MAX, last = 0;
-	unsigned int i, j, n;
-
-	*dispatches = 0;
-	for (i = 0; i < pto_graph_task_count(g); i++) {
-		const struct pto_block_info *b;
-		bool ran = false;
-
-		if (pto_graph_task_blocks(g, i, &b, &n))
-			continue;
-		for (j = 0; j < n; j++) {
-			if (!(b[j].flags & PTO_BLOCK_RAN))
-				continue;
-			ran = true;
-			if (b[j].ts_dispatch < first)
-				first = b[j].ts_dispatch;
-			if (b[j].ts_finish > last)
-				last = b[j].ts_finish;
-		}
-		*dispatches += ran;
-	}
-	*makespan_ns = last > first ? last - first : 0;
-}
-
 int main(void)
 {
 	const int64_t shape[2] = { ROWS, COLS };
@@ -166,7 +138,7 @@ int main(void)
 				ex_fail("gate 1: bump reported %u blocks, want %d",
 					nb, BLOCKS);
 		}
-		run_figures(g, &dispatches, &makespan);
+		ex_run_figures(g, &dispatches, &makespan);
 		printf("  gate %d: out = a*2%s; bump %s; dispatches %u, tasks %u, makespan %.1f us\n",
 		       gate_value, gate_value ? "+1" : "", pto_status_name(st),
 		       dispatches, pto_graph_task_count(g), makespan / 1e3);

@@ -85,35 +85,17 @@ static struct pto_kernel *build_expert(struct pto_device *dev, bool self_check)
 	return ex_finish(kb, self_check ? "expert (self-checking)" : "expert");
 }
 
-/* Tasks that reached a core, and first dispatch to last finish of those. */
+/* Tasks that reached a core, tasks skipped, first dispatch to last finish. */
 static void run_figures(const struct pto_graph *g, unsigned int *dispatches,
 			unsigned int *skipped, uint64_t *makespan_ns)
 {
-	uint64_t first = UINT64_MAX, last = 0;
-	unsigned int i, j, n;
+	unsigned int i;
 
-	*dispatches = 0;
 	*skipped = 0;
-	for (i = 0; i < pto_graph_task_count(g); i++) {
-		const struct pto_block_info *b;
-		bool ran = false;
-
+	for (i = 0; i < pto_graph_task_count(g); i++)
 		*skipped += pto_graph_task_status(g, i, NULL, NULL) ==
 			    PTO_STATUS_SKIPPED;
-		if (pto_graph_task_blocks(g, i, &b, &n))
-			continue;
-		for (j = 0; j < n; j++) {
-			if (!(b[j].flags & PTO_BLOCK_RAN))
-				continue;
-			ran = true;
-			if (b[j].ts_dispatch < first)
-				first = b[j].ts_dispatch;
-			if (b[j].ts_finish > last)
-				last = b[j].ts_finish;
-		}
-		*dispatches += ran;
-	}
-	*makespan_ns = last > first ? last - first : 0;
+	ex_run_figures(g, dispatches, makespan_ns);
 }
 
 static struct pto_graph *build_graph(struct pto_device *dev,
