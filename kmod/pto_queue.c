@@ -39,10 +39,31 @@ static const char *pto_fence_timeline_name(struct dma_fence *f)
 	return "queue";
 }
 
-const struct dma_fence_ops pto_fence_ops = {
+static const struct dma_fence_ops pto_fence_ops = {
 	.get_driver_name = pto_fence_driver_name,
 	.get_timeline_name = pto_fence_timeline_name,
 };
+
+/**
+ * pto_batch_create - the fence of one doorbell
+ *
+ * The doorbell holds one count on it until it has taken its entries, and
+ * each task it takes one more until the task retires (pto_batch_retire()).
+ *
+ * Return: the fence with one reference, or NULL.
+ */
+struct pto_batch *pto_batch_create(void)
+{
+	struct pto_batch *b = kzalloc(sizeof(*b), GFP_KERNEL);
+
+	if (!b)
+		return NULL;
+	spin_lock_init(&b->lock);
+	atomic_set(&b->pending, 1);
+	dma_fence_init(&b->base, &pto_fence_ops, &b->lock,
+		       dma_fence_context_alloc(1), 1);
+	return b;
+}
 
 /**
  * pto_batch_retire - one task of a doorbell batch (or the doorbell itself) is done
@@ -274,7 +295,7 @@ __poll_t pto_queues_poll(struct pto_ctx *ctx)
 	return mask;
 }
 
-struct pto_queue *pto_queue_get(struct pto_ctx *ctx, u32 id)
+struct pto_queue *pto_queue_lookup(struct pto_ctx *ctx, u32 id)
 {
 	lockdep_assert_held(&ctx->submit_lock);
 	return id ? xa_load(&ctx->queues, id) : NULL;
@@ -294,7 +315,7 @@ int pto_ioctl_queue_wait(struct drm_device *drm, void *data,
 	if (args->flags)
 		return -EINVAL;
 	mutex_lock(&ctx->submit_lock);
-	q = pto_queue_get(ctx, args->queue_id);
+	q = pto_queue_lookup(ctx, args->queue_id);
 	if (!q) {
 		mutex_unlock(&ctx->submit_lock);
 		return -ENOENT;
@@ -428,7 +449,7 @@ int pto_ioctl_queue_destroy(struct drm_device *drm, void *data,
 	if (args->pad)
 		return -EINVAL;
 	mutex_lock(&ctx->submit_lock);
-	q = pto_queue_get(ctx, args->queue_id);
+	q = pto_queue_lookup(ctx, args->queue_id);
 	if (!q)
 		ret = -ENOENT;
 	else if (atomic_read(&q->live) || atomic_read(&q->waiters))

@@ -10,7 +10,6 @@
 
 #include "pto_drv.h"
 
-struct dma_fence_ops;
 struct pto_batch;
 struct pto_task;
 
@@ -50,9 +49,8 @@ struct pto_queue {
 	u64 work_budget;
 };
 
-extern const struct dma_fence_ops pto_fence_ops;
-
-struct pto_queue *pto_queue_get(struct pto_ctx *ctx, u32 id);
+struct pto_batch *pto_batch_create(void);
+struct pto_queue *pto_queue_lookup(struct pto_ctx *ctx, u32 id);
 void pto_queue_flush(struct pto_queue *q);
 void pto_queue_task_done(struct pto_task *task, struct list_head *freeable);
 void pto_queue_post(struct pto_task *task, struct list_head *freeable);

@@ -9,16 +9,25 @@
  * completes at once with STATUS_INVALID and a reason, so entries before
  * and after it are unaffected.
  *
+ * The data path runs one way, from the ioctl at the bottom of this file
+ * up: pto_ioctl_queue_submit() creates the doorbell's fence, takes the
+ * entries (pto_take_entries(), pto_take_entry()), each parsed
+ * (pto_task_parse()) and its arguments resolved (pto_resolve_*()), hands
+ * each task to pto_sched_add(), then publishes the fence.
+ *
  * Copyright (C) 2026 pto-npu authors
  */
 
 #include <linux/dma-fence-chain.h>
+#include <linux/lockdep.h>
+#include <linux/mutex.h>
 #include <linux/overflow.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 
 #include <drm/drm_file.h>
 #include <drm/drm_gem.h>
+#include <drm/drm_print.h>
 #include <drm/drm_syncobj.h>
 
 #include "pto_gem.h"
@@ -41,23 +50,52 @@
 static_assert(sizeof(struct drm_pto_npu_sqe) == PTO_SQE_SLOT);
 static_assert(PTO_MIN_SQ_SLOTS >= PTO_SQE_MAX_SLOTS);
 
-/* ------------------------------------------------------------ intake */
+/* Entries a doorbell takes between two reschedule points. */
+#define PTO_INTAKE_BATCH 64
 
-static u32 pto_sqe_slots(u32 nt, u32 ns, u32 nd, bool pred)
+/**
+ * pto_ctx_scratch_alloc - a context's copy of one SQ entry (&pto_ctx.scratch)
+ *
+ * Room for the largest entry: intake copies each entry there out of the
+ * ring before it reads any of it.
+ *
+ * Return: the memory, or NULL.
+ */
+void *pto_ctx_scratch_alloc(void)
 {
-	u32 body = nt * PTO_TENSOR_ARG_SIZE + (ns + nd) * sizeof(s64) +
-		   (pred ? sizeof(struct drm_pto_npu_predicate) : 0);
-
-	return 1 + DIV_ROUND_UP(body, PTO_SQE_SLOT);
+	return kmalloc(PTO_SCRATCH_SIZE, GFP_KERNEL);
 }
 
-static bool pto_counts_ok(const struct drm_pto_npu_sqe *e)
-{
-	return e->num_tensors <= PTO_MAX_TENSOR_ARGS &&
-	       e->num_scalars <= PTO_MAX_SCALAR_ARGS &&
-	       e->num_deps <= PTO_MAX_DEPS;
-}
+/**
+ * struct pto_submit - one doorbell (QUEUE_SUBMIT) in progress
+ * @pdev: device
+ * @file: the caller's file: its tensor handles
+ * @ctx: the caller's context
+ * @args: the ioctl's arguments
+ * @syncobj: the syncobj the doorbell's fence goes to, or NULL
+ * @chain: the chain node of a timeline point (@args->syncobj_point)
+ * @batch: the doorbell's fence, with @syncobj
+ * @taken: entries taken
+ * @freeable: tasks completed at intake, freed once submit_lock is dropped
+ */
+struct pto_submit {
+	struct pto_device *pdev;
+	struct drm_file *file;
+	struct pto_ctx *ctx;
+	struct drm_pto_npu_queue_submit *args;
+	struct drm_syncobj *syncobj;
+	struct dma_fence_chain *chain;
+	struct pto_batch *batch;
+	u32 taken;
+	struct list_head freeable;
+};
 
+/* ------------------------------------------------------------ tasks */
+
+/*
+ * The task of entry @e, its arrays sized from the header's counts when
+ * @sized (pto_sqe_check_size() found them within their caps), else empty.
+ */
 static struct pto_task *pto_task_alloc(struct pto_ctx *ctx,
 				       struct pto_queue *q,
 				       const struct drm_pto_npu_sqe *e,
@@ -109,6 +147,7 @@ static struct pto_task *pto_task_alloc(struct pto_ctx *ctx,
 	return t;
 }
 
+/* Refuse the entry of @t: it completes at once, STATUS_INVALID. */
 static int pto_refuse(struct pto_task *t, u8 reason, u64 detail)
 {
 	t->status = DRM_PTO_NPU_STATUS_INVALID;
@@ -116,6 +155,8 @@ static int pto_refuse(struct pto_task *t, u8 reason, u64 detail)
 	t->detail = detail;
 	return -EINVAL;
 }
+
+/* ------------------------------------------------------------ arguments */
 
 static u32 pto_ring_share(const struct pto_ring_use *u, u32 div)
 {
@@ -332,41 +373,68 @@ static int pto_resolve_predicate(struct pto_task *t,
 	return 0;
 }
 
+/* ------------------------------------------------------------ parsing */
+
+/* Slots an entry of these counts takes: the header and its body. */
+static u32 pto_sqe_slots(u32 nt, u32 ns, u32 nd, bool pred)
+{
+	u32 body = nt * PTO_TENSOR_ARG_SIZE + (ns + nd) * sizeof(s64) +
+		   (pred ? sizeof(struct drm_pto_npu_predicate) : 0);
+
+	return 1 + DIV_ROUND_UP(body, PTO_SQE_SLOT);
+}
+
 /*
- * Validate one entry (copied out of the ring) into @t. On refusal @t carries
- * the status and reason and the caller still hands it to the scheduler.
+ * The rules that size an entry's task, checked before it is allocated: the
+ * slots taken are the header's count (pto_sq_copy_entry() takes the header
+ * slot alone when that count cannot be right), the argument counts and
+ * block_num within their caps.
+ *
+ * Return: the refusal reason with its @detail, 0 when the task can be
+ * sized from the header.
  */
-static void pto_task_parse(struct pto_device *pdev, struct drm_file *file,
-			   struct pto_task *t, const struct drm_pto_npu_sqe *e,
-			   u32 nslots, s64 *deps)
+static u8 pto_sqe_check_size(const struct drm_pto_npu_sqe *e, u32 nslots,
+			     u64 *detail)
+{
+	*detail = 0;
+	if (e->num_slots != nslots) {
+		*detail = e->num_slots;
+		return DRM_PTO_NPU_REASON_SLOTS;
+	}
+	if (e->num_tensors > PTO_MAX_TENSOR_ARGS ||
+	    e->num_scalars > PTO_MAX_SCALAR_ARGS || e->num_deps > PTO_MAX_DEPS)
+		return DRM_PTO_NPU_REASON_COUNTS;
+	if (!e->block_num || e->block_num > PTO_MAX_BLOCK_NUM) {
+		*detail = e->block_num;
+		return DRM_PTO_NPU_REASON_BLOCK_NUM;
+	}
+	return 0;
+}
+
+/*
+ * Validate one entry (copied out of the ring, sized by
+ * pto_sqe_check_size()) into @t: its flags, reserved fields and slot count
+ * against its body, then its kernels, tensors, dependencies (into @deps)
+ * and predicate. On refusal @t carries the status and reason, and the
+ * caller still hands it to the scheduler.
+ */
+static int pto_task_parse(struct pto_submit *sub, struct pto_task *t,
+			  const struct drm_pto_npu_sqe *e, s64 *deps)
 {
 	const u8 *body = (const u8 *)(e + 1);
 	const struct drm_pto_npu_tensor_arg *targs = (const void *)body;
 	const s64 *scalars = (const void *)(body + e->num_tensors * PTO_TENSOR_ARG_SIZE);
 	const s64 *raw_deps = scalars + e->num_scalars;
+	int ret;
 	u32 i;
 
-	if (e->flags & ~DRM_PTO_NPU_TASK_F_ALL) {
-		pto_refuse(t, DRM_PTO_NPU_REASON_FLAGS, e->flags);
-		return;
-	}
-	if (e->reserved[0] || e->reserved[1] || e->reserved[2] || e->reserved[3]) {
-		pto_refuse(t, DRM_PTO_NPU_REASON_RESERVED, 0);
-		return;
-	}
-	if (!pto_counts_ok(e)) {
-		pto_refuse(t, DRM_PTO_NPU_REASON_COUNTS, 0);
-		return;
-	}
-	if (nslots != pto_sqe_slots(e->num_tensors, e->num_scalars, e->num_deps,
-				    e->flags & DRM_PTO_NPU_TASK_F_PREDICATE)) {
-		pto_refuse(t, DRM_PTO_NPU_REASON_SLOTS, nslots);
-		return;
-	}
-	if (!e->block_num || e->block_num > PTO_MAX_BLOCK_NUM) {
-		pto_refuse(t, DRM_PTO_NPU_REASON_BLOCK_NUM, e->block_num);
-		return;
-	}
+	if (e->flags & ~DRM_PTO_NPU_TASK_F_ALL)
+		return pto_refuse(t, DRM_PTO_NPU_REASON_FLAGS, e->flags);
+	if (e->reserved[0] || e->reserved[1] || e->reserved[2] || e->reserved[3])
+		return pto_refuse(t, DRM_PTO_NPU_REASON_RESERVED, 0);
+	if (e->num_slots != pto_sqe_slots(e->num_tensors, e->num_scalars, e->num_deps,
+					  e->flags & DRM_PTO_NPU_TASK_F_PREDICATE))
+		return pto_refuse(t, DRM_PTO_NPU_REASON_SLOTS, e->num_slots);
 	t->flags = e->flags;
 	t->block_num = e->block_num;
 	t->num_tensors = e->num_tensors;
@@ -374,15 +442,22 @@ static void pto_task_parse(struct pto_device *pdev, struct drm_file *file,
 	t->num_deps = e->num_deps;
 	for (i = 0; i < t->num_scalars; i++)
 		t->scalars[i] = scalars[i];
-	if (pto_resolve_kernels(pdev, t, e) ||
-	    pto_resolve_tensors(t, file, targs) ||
-	    pto_resolve_deps(t, raw_deps, deps) ||
-	    pto_resolve_predicate(t, e, (const void *)(raw_deps + e->num_deps))) {
+	ret = pto_resolve_kernels(sub->pdev, t, e);
+	if (!ret)
+		ret = pto_resolve_tensors(t, sub->file, targs);
+	if (!ret)
+		ret = pto_resolve_deps(t, raw_deps, deps);
+	if (!ret)
+		ret = pto_resolve_predicate(t, e, (const void *)(raw_deps + e->num_deps));
+	if (ret) {
 		/* Refused entries have no dependencies to wait for. */
 		t->num_deps = 0;
 		t->block_num = 0;
 	}
+	return ret;
 }
+
+/* ------------------------------------------------------------ intake */
 
 /* Copy @n slots starting at ring index @head into @dst. */
 static void pto_sq_copy(struct pto_queue *q, u32 head, u32 n, u8 *dst)
@@ -396,182 +471,253 @@ static void pto_sq_copy(struct pto_queue *q, u32 head, u32 n, u8 *dst)
 }
 
 /*
- * Take one entry at @head (@avail slots published). Returns the slots it
- * used, 0 when out of memory (nothing taken).
+ * Copy the entry at ring index @head (@avail slots published) into @e. A
+ * slot count that cannot be right (zero, past what was published, past the
+ * largest entry) leaves no way to find the next entry: take the header slot
+ * alone, for pto_sqe_check_size() to refuse. Otherwise take the whole
+ * entry, whatever else is wrong with it. Returns the slots taken.
  */
-static u32 pto_take_entry(struct pto_device *pdev, struct drm_file *file,
-			  struct pto_queue *q, u32 head, u32 avail,
-			  struct pto_batch *batch, struct list_head *freeable)
+static u32 pto_sq_copy_entry(struct pto_queue *q, u32 head, u32 avail,
+			     struct drm_pto_npu_sqe *e)
 {
-	struct pto_ctx *ctx = file->driver_priv;
-	struct drm_pto_npu_sqe *e = ctx->scratch;
-	s64 deps[PTO_MAX_DEPS];
-	struct pto_task *t;
-	u32 n, bad_slots = 1;
-	bool sized;
+	u32 n;
 
 	pto_sq_copy(q, head, 1, (u8 *)e);
-	n = READ_ONCE(e->num_slots);
-	/*
-	 * A slot count that cannot be right (zero, past what was published,
-	 * past the largest entry) leaves no way to find the next entry: take
-	 * the header slot alone and refuse it. Otherwise take the whole
-	 * entry, whatever else is wrong with it.
-	 */
-	sized = n >= 1 && n <= avail && n <= PTO_SQE_MAX_SLOTS;
-	if (sized) {
-		pto_sq_copy(q, head + 1, n - 1, (u8 *)e + PTO_SQE_SLOT);
-	} else {
-		bad_slots = n;
-		n = 1;
-	}
-	sized = sized && pto_counts_ok(e) && e->block_num <= PTO_MAX_BLOCK_NUM;
+	n = e->num_slots;
+	if (!n || n > avail || n > PTO_SQE_MAX_SLOTS)
+		return 1;
+	pto_sq_copy(q, head + 1, n - 1, (u8 *)e + PTO_SQE_SLOT);
+	return n;
+}
 
-	t = pto_task_alloc(ctx, q, e, sized);
-	if (!t)
-		return 0;
-	t->id = ctx->next_id;
-	if (n == 1 && bad_slots != 1)
-		pto_refuse(t, DRM_PTO_NPU_REASON_SLOTS, bad_slots);
-	else if (!pto_counts_ok(e))
-		pto_refuse(t, DRM_PTO_NPU_REASON_COUNTS, 0);
-	else if (!e->block_num || e->block_num > PTO_MAX_BLOCK_NUM)
-		pto_refuse(t, DRM_PTO_NPU_REASON_BLOCK_NUM, e->block_num);
-	else
-		pto_task_parse(pdev, file, t, e, n, deps);
+/*
+ * A task taken, before the scheduler sees it: counted, traced, joined to
+ * the doorbell's fence, and counted against its queue and its context's
+ * in-flight caps until its completions are posted.
+ */
+static void pto_task_account(struct pto_submit *sub, struct pto_queue *q,
+			     struct pto_task *t)
+{
+	struct pto_device *pdev = sub->pdev;
+	struct pto_ctx *ctx = sub->ctx;
 
-	ctx->next_id++;
 	pto_count(pdev, tasks);
 	if (t->status == DRM_PTO_NPU_STATUS_INVALID)
 		pto_count(pdev, invalid);
 	trace_pto_intake(pdev->index, ctx->uid, t->id, t->block_num, t->flags,
 			 t->status, t->reason);
-	if (batch) {
-		atomic_inc(&batch->pending);
-		t->batch = batch;
-		dma_fence_get(&batch->base);
+	if (sub->batch) {
+		atomic_inc(&sub->batch->pending);
+		t->batch = sub->batch;
+		dma_fence_get(&sub->batch->base);
 	}
 	atomic_inc(&q->live);
 	atomic_inc(&ctx->inflight);
 	atomic_inc(&ctx->pending);
 	atomic_add(t->units, &ctx->inflight_units);
-	pto_sched_add(pdev, t, deps, freeable);
+}
+
+/*
+ * Take the entry at ring index @head (@avail slots published) as the next
+ * task: copy it out, size it, allocate it, parse it, hand it to the
+ * scheduler. Returns the slots it used, 0 when out of memory (nothing
+ * taken).
+ */
+static u32 pto_take_entry(struct pto_submit *sub, struct pto_queue *q,
+			  u32 head, u32 avail)
+{
+	struct pto_ctx *ctx = sub->ctx;
+	struct drm_pto_npu_sqe *e = ctx->scratch;
+	s64 deps[PTO_MAX_DEPS];
+	struct pto_task *t;
+	u64 detail;
+	u8 reason;
+	u32 n;
+
+	lockdep_assert_held(&ctx->submit_lock);
+	n = pto_sq_copy_entry(q, head, avail, e);
+	reason = pto_sqe_check_size(e, n, &detail);
+	t = pto_task_alloc(ctx, q, e, !reason);
+	if (!t)
+		return 0;
+	t->id = ctx->next_id;
+	if (reason)
+		pto_refuse(t, reason, detail);
+	else
+		pto_task_parse(sub, t, e, deps);
+	ctx->next_id++;
+	pto_task_account(sub, q, t);
+	pto_sched_add(sub->pdev, t, deps, &sub->freeable);
 	return n;
 }
 
-/* Entries a doorbell takes between two reschedule points. */
-#define PTO_INTAKE_BATCH 64
-
-int pto_ioctl_queue_submit(struct drm_device *drm, void *data,
-			   struct drm_file *file)
+/* The context holds all the tasks or units in flight it may: take no more. */
+static bool pto_ctx_full(struct pto_ctx *ctx)
 {
-	struct pto_device *pdev = to_pto_device(drm);
-	struct drm_pto_npu_queue_submit *args = data;
-	struct pto_ctx *ctx = file->driver_priv;
-	struct dma_fence_chain *chain = NULL;
-	struct drm_syncobj *syncobj = NULL;
-	struct pto_batch *batch = NULL;
-	struct pto_queue *q;
-	LIST_HEAD(freeable);
-	u32 head, tail, taken = 0;
+	return atomic_read(&ctx->pending) >= PTO_MAX_INFLIGHT_TASKS ||
+	       atomic_read(&ctx->inflight_units) >= PTO_MAX_INFLIGHT_UNITS;
+}
+
+/*
+ * Take the entries user space published on @q, up to the context's
+ * in-flight caps, and move the kernel's SQ head past them.
+ */
+static int pto_take_entries(struct pto_submit *sub, struct pto_queue *q)
+{
+	u32 head = q->sq_head, tail;
 	int ret = 0;
 
-	if (args->flags || (!args->syncobj && args->syncobj_point))
-		return -EINVAL;
-	if (args->syncobj) {
-		syncobj = drm_syncobj_find(file, args->syncobj);
-		if (!syncobj)
-			return -ENOENT;
-		batch = kzalloc(sizeof(*batch), GFP_KERNEL);
-		if (args->syncobj_point)
-			chain = dma_fence_chain_alloc();
-		if (!batch || (args->syncobj_point && !chain)) {
-			ret = -ENOMEM;
-			goto out_put;
-		}
-		spin_lock_init(&batch->lock);
-		atomic_set(&batch->pending, 1);
-	}
-
-	mutex_lock(&ctx->submit_lock);
-	q = pto_queue_get(ctx, args->queue_id);
-	if (!q) {
-		ret = -ENOENT;
-		goto out_unlock;
-	}
-	if (batch)
-		dma_fence_init(&batch->base, &pto_fence_ops, &batch->lock,
-			       dma_fence_context_alloc(1), 1);
-	args->first_task_id = ctx->next_id;
-	pto_queue_flush(q);
-
-	head = q->sq_head;
+	lockdep_assert_held(&sub->ctx->submit_lock);
 	/* Pairs with user space's release store: entries before the index. */
 	tail = smp_load_acquire(&q->hdr->sq_tail);
 	if (tail - head > q->sq_slots) {
 		/* The user index is beyond the ring: take nothing. */
-		ret = -EINVAL;
-		goto out_publish;
+		drm_dbg(&sub->pdev->drm, "QUEUE_SUBMIT: sq_tail %u is %u slots past sq_head %u, the ring has %u\n",
+			tail, tail - head, head, q->sq_slots);
+		return -EINVAL;
 	}
-	while (head != tail) {
-		u32 n;
+	while (head != tail && !pto_ctx_full(sub->ctx)) {
+		u32 n = pto_take_entry(sub, q, head, tail - head);
 
-		if (atomic_read(&ctx->pending) >= PTO_MAX_INFLIGHT_TASKS ||
-		    atomic_read(&ctx->inflight_units) >= PTO_MAX_INFLIGHT_UNITS)
-			break;
-		n = pto_take_entry(pdev, file, q, head, tail - head, batch,
-				   &freeable);
 		if (!n) {
-			if (!taken)
+			/* Out of memory: a failure only if nothing was taken. */
+			if (!sub->taken)
 				ret = -ENOMEM;
 			break;
 		}
 		head += n;
-		taken++;
+		sub->taken++;
 		/*
 		 * A doorbell may take thousands of entries: let others run,
 		 * but every so many entries, not after each one: the worker
 		 * an entry woke would otherwise be switched to and back once
 		 * per task. It runs the batch when the doorbell returns.
 		 */
-		if (taken % PTO_INTAKE_BATCH == 0)
+		if (sub->taken % PTO_INTAKE_BATCH == 0)
 			cond_resched();
 	}
 	q->sq_head = head;
-out_publish:
-	/* Slots before the index are copied out: user space may reuse them. */
-	smp_store_release(&q->hdr->sq_head, head);
-	args->consumed = taken;
-out_unlock:
-	mutex_unlock(&ctx->submit_lock);
-	pto_tasks_free_list(&freeable);
-
-	if (batch && q && ret) {
-		/* Nothing was taken: the syncobj is left as it was. */
-		pto_batch_retire(batch, false);
-		dma_fence_put(&batch->base);
-		batch = NULL;
-	} else if (batch && q) {
-		if (chain) {
-			drm_syncobj_add_point(syncobj, chain, &batch->base,
-					      args->syncobj_point);
-			chain = NULL;
-		} else {
-			drm_syncobj_replace_fence(syncobj, &batch->base);
-		}
-		pto_batch_retire(batch, false);
-		dma_fence_put(&batch->base);
-		batch = NULL;
-	}
-out_put:
-	dma_fence_chain_free(chain);
-	kfree(batch);
-	if (syncobj)
-		drm_syncobj_put(syncobj);
 	return ret;
 }
 
-void *pto_ctx_scratch_alloc(void)
+/* ------------------------------------------------------------ the ioctl */
+
+static int pto_submit_check_args(struct drm_device *drm,
+				 const struct drm_pto_npu_queue_submit *args)
 {
-	return kmalloc(PTO_SCRATCH_SIZE, GFP_KERNEL);
+	if (args->flags || (!args->syncobj && args->syncobj_point)) {
+		drm_dbg(drm, "QUEUE_SUBMIT: flags 0x%x must be 0; syncobj_point %llu needs a syncobj\n",
+			args->flags, args->syncobj_point);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * With a syncobj: the doorbell's fence (signalled once every task it takes
+ * has retired), and the chain node of a timeline point.
+ */
+static int pto_submit_batch_create(struct pto_submit *sub)
+{
+	const struct drm_pto_npu_queue_submit *args = sub->args;
+
+	if (!args->syncobj)
+		return 0;
+	sub->syncobj = drm_syncobj_find(sub->file, args->syncobj);
+	if (!sub->syncobj)
+		return -ENOENT;
+	if (args->syncobj_point) {
+		sub->chain = dma_fence_chain_alloc();
+		if (!sub->chain)
+			return -ENOMEM;
+	}
+	sub->batch = pto_batch_create();
+	return sub->batch ? 0 : -ENOMEM;
+}
+
+/*
+ * Under submit_lock (task ids in submission order): post held completions,
+ * take the published entries, then tell user space which slots it may
+ * reuse and how many entries were taken, failure or not.
+ */
+static int pto_submit_take(struct pto_submit *sub)
+{
+	struct drm_pto_npu_queue_submit *args = sub->args;
+	struct pto_queue *q;
+	int ret;
+
+	guard(mutex)(&sub->ctx->submit_lock);
+	q = pto_queue_lookup(sub->ctx, args->queue_id);
+	if (!q)
+		return -ENOENT;
+	args->first_task_id = sub->ctx->next_id;
+	pto_queue_flush(q);
+	ret = pto_take_entries(sub, q);
+	/* Slots before the index are copied out: user space may reuse them. */
+	smp_store_release(&q->hdr->sq_head, q->sq_head);
+	args->consumed = sub->taken;
+	return ret;
+}
+
+/*
+ * The doorbell is over: after a success its fence goes to the syncobj (a
+ * doorbell that failed took nothing and leaves the syncobj as it was),
+ * and the doorbell drops its own count on the fence and what it holds.
+ */
+static void pto_submit_publish(struct pto_submit *sub, int ret)
+{
+	if (sub->batch && !ret) {
+		if (sub->chain) {
+			drm_syncobj_add_point(sub->syncobj, sub->chain,
+					      &sub->batch->base,
+					      sub->args->syncobj_point);
+			sub->chain = NULL;
+		} else {
+			drm_syncobj_replace_fence(sub->syncobj, &sub->batch->base);
+		}
+	}
+	if (sub->batch) {
+		pto_batch_retire(sub->batch, false);
+		dma_fence_put(&sub->batch->base);
+	}
+	dma_fence_chain_free(sub->chain);
+	if (sub->syncobj)
+		drm_syncobj_put(sub->syncobj);
+}
+
+/**
+ * pto_ioctl_queue_submit - DRM_IOCTL_PTO_NPU_QUEUE_SUBMIT: the doorbell
+ * @drm: device
+ * @data: struct drm_pto_npu_queue_submit
+ * @file: the caller's file
+ *
+ * Creates the doorbell's fence when a syncobj is given, takes the entries
+ * published on the queue's SQ (up to the context's in-flight caps; each a
+ * task, refused ones included), then publishes the fence.
+ *
+ * Return: 0; -EINVAL for flags, a syncobj_point without a syncobj, or an
+ * SQ tail beyond the ring; -ENOENT for an unknown queue or syncobj;
+ * -ENOMEM when not even the first entry could be taken.
+ */
+int pto_ioctl_queue_submit(struct drm_device *drm, void *data,
+			   struct drm_file *file)
+{
+	struct pto_submit sub = {
+		.pdev = to_pto_device(drm),
+		.file = file,
+		.ctx = file->driver_priv,
+		.args = data,
+		.freeable = LIST_HEAD_INIT(sub.freeable),
+	};
+	int ret;
+
+	ret = pto_submit_check_args(drm, sub.args);
+	if (!ret)
+		ret = pto_submit_batch_create(&sub);
+	if (!ret)
+		ret = pto_submit_take(&sub);
+	/* Tasks completed at intake, freed outside submit_lock. */
+	pto_tasks_free_list(&sub.freeable);
+	pto_submit_publish(&sub, ret);
+	return ret;
 }
