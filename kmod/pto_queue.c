@@ -11,16 +11,20 @@
  * Copyright (C) 2026 pto-npu authors
  */
 
+#include <linux/cleanup.h>
 #include <linux/dma-fence.h>
 #include <linux/jiffies.h>
 #include <linux/ktime.h>
+#include <linux/lockdep.h>
 #include <linux/log2.h>
+#include <linux/mutex.h>
 #include <linux/poll.h>
 #include <linux/slab.h>
 #include <linux/wait.h>
 
 #include <drm/drm_file.h>
 #include <drm/drm_gem.h>
+#include <drm/drm_print.h>
 
 #include "pto_gem.h"
 #include "pto_queue.h"
@@ -85,6 +89,7 @@ void pto_batch_retire(struct pto_batch *b, bool failed)
 
 /* ------------------------------------------------------------ completions */
 
+/* Free CQ entries, from the kernel's own tail (cq_lock). */
 static u32 pto_cq_free(struct pto_queue *q)
 {
 	u32 used = q->cq_tail - READ_ONCE(q->hdr->cq_head);
@@ -145,6 +150,7 @@ static u32 pto_task_ncqe(const struct pto_task *t)
  */
 static void pto_task_unqueue(struct pto_task *t)
 {
+	lockdep_assert_held(&t->queue->cq_lock);
 	if (t->unqueued)
 		return;
 	t->unqueued = true;
@@ -154,7 +160,7 @@ static void pto_task_unqueue(struct pto_task *t)
 }
 
 /* Post what fits of a task's CQEs; true when all are posted. */
-static bool pto_post(struct pto_queue *q, struct pto_task *t)
+static bool pto_cq_post(struct pto_queue *q, struct pto_task *t)
 {
 	u32 total = pto_task_ncqe(t), room = pto_cq_free(q);
 
@@ -181,11 +187,13 @@ static bool pto_post(struct pto_queue *q, struct pto_task *t)
 	return t->posted == total;
 }
 
-static void pto_update_held(struct pto_queue *q)
+/* Tell user space how many completed tasks wait for CQ space. */
+static void pto_cq_update_held(struct pto_queue *q)
 {
 	u32 n = 0;
 	struct pto_task *t;
 
+	lockdep_assert_held(&q->cq_lock);
 	list_for_each_entry(t, &q->held, held_link)
 		n++;
 	WRITE_ONCE(q->hdr->cq_held, n);
@@ -199,28 +207,26 @@ static void pto_update_held(struct pto_queue *q)
 void pto_queue_task_done(struct pto_task *task, struct list_head *freeable)
 {
 	struct pto_queue *q = task->queue;
-	bool all;
 
-	spin_lock(&q->cq_lock);
-	/*
-	 * Under cq_lock, so the scheduler lock is not needed: a closing
-	 * context is marked dead before pto_queues_drop_held() takes cq_lock,
-	 * so either this sees it or the held list is emptied after this.
-	 */
-	if (READ_ONCE(task->ctx->dead)) {
-		pto_task_unqueue(task);
-		list_add_tail(&task->held_link, freeable);
-		spin_unlock(&q->cq_lock);
-		return;
+	scoped_guard(spinlock, &q->cq_lock) {
+		/*
+		 * Under cq_lock, so the scheduler lock is not needed: a closing
+		 * context is marked dead before pto_queues_drop_held() takes
+		 * cq_lock, so either this sees it or the held list is emptied
+		 * after this.
+		 */
+		if (READ_ONCE(task->ctx->dead)) {
+			pto_task_unqueue(task);
+			list_add_tail(&task->held_link, freeable);
+			return;
+		}
+		if (list_empty(&q->held) && pto_cq_post(q, task)) {
+			list_add_tail(&task->held_link, freeable);
+		} else {
+			list_add_tail(&task->held_link, &q->held);
+			pto_cq_update_held(q);
+		}
 	}
-	all = list_empty(&q->held) && pto_post(q, task);
-	if (all) {
-		list_add_tail(&task->held_link, freeable);
-	} else {
-		list_add_tail(&task->held_link, &q->held);
-		pto_update_held(q);
-	}
-	spin_unlock(&q->cq_lock);
 	/*
 	 * CQEs posted (or held: the waiters flush them): wake QUEUE_WAIT and
 	 * poll() now, not when the task is freed, which a worker does in
@@ -230,23 +236,34 @@ void pto_queue_task_done(struct pto_task *task, struct list_head *freeable)
 		wake_up_all(&task->ctx->wq);
 }
 
-/* Move held completions into free CQ space. */
+/**
+ * pto_queue_flush - move held completions into free CQ space
+ * @q: the queue
+ *
+ * Frees the tasks whose completions are then all posted. Called by the
+ * doorbell and QUEUE_WAIT, under submit_lock: the queue cannot go away.
+ */
 void pto_queue_flush(struct pto_queue *q)
 {
 	struct pto_task *t, *tmp;
 	LIST_HEAD(freeable);
 
-	spin_lock(&q->cq_lock);
-	list_for_each_entry_safe(t, tmp, &q->held, held_link) {
-		if (!pto_post(q, t))
-			break;
-		list_move_tail(&t->held_link, &freeable);
+	lockdep_assert_held(&q->ctx->submit_lock);
+	scoped_guard(spinlock, &q->cq_lock) {
+		list_for_each_entry_safe(t, tmp, &q->held, held_link) {
+			if (!pto_cq_post(q, t))
+				break;
+			list_move_tail(&t->held_link, &freeable);
+		}
+		pto_cq_update_held(q);
 	}
-	pto_update_held(q);
-	spin_unlock(&q->cq_lock);
 	pto_tasks_free_list(&freeable);
 }
 
+/**
+ * pto_queues_drop_held - free the held completions of a closing context
+ * @ctx: the context, already marked dead (pto_sched_cancel_ctx())
+ */
 void pto_queues_drop_held(struct pto_ctx *ctx)
 {
 	struct pto_queue *q;
@@ -256,11 +273,10 @@ void pto_queues_drop_held(struct pto_ctx *ctx)
 	xa_for_each(&ctx->queues, id, q) {
 		struct pto_task *t;
 
-		spin_lock(&q->cq_lock);
+		guard(spinlock)(&q->cq_lock);
 		list_for_each_entry(t, &q->held, held_link)
 			pto_task_unqueue(t);
 		list_splice_tail_init(&q->held, &freeable);
-		spin_unlock(&q->cq_lock);
 	}
 	pto_tasks_free_list(&freeable);
 }
@@ -278,29 +294,68 @@ static bool pto_cq_ready(struct pto_queue *q)
 	return pto_cq_available(q) || !list_empty_careful(&q->held);
 }
 
+/**
+ * pto_queues_poll - poll() of a context's file: any queue with CQEs to read
+ * @ctx: the context
+ *
+ * Return: EPOLLIN | EPOLLRDNORM when a queue has CQEs or held completions.
+ */
 __poll_t pto_queues_poll(struct pto_ctx *ctx)
 {
 	struct pto_queue *q;
 	unsigned long id;
-	__poll_t mask = 0;
 
-	mutex_lock(&ctx->submit_lock);
+	guard(mutex)(&ctx->submit_lock);
 	xa_for_each(&ctx->queues, id, q) {
-		if (pto_cq_ready(q)) {
-			mask = EPOLLIN | EPOLLRDNORM;
-			break;
-		}
+		if (pto_cq_ready(q))
+			return EPOLLIN | EPOLLRDNORM;
 	}
-	mutex_unlock(&ctx->submit_lock);
-	return mask;
+	return 0;
 }
 
+/**
+ * pto_queue_lookup - a queue of the context by its id
+ * @ctx: the context, its submit_lock held (the queue stays while it is)
+ * @id: queue id
+ *
+ * Return: the queue, or NULL.
+ */
 struct pto_queue *pto_queue_lookup(struct pto_ctx *ctx, u32 id)
 {
 	lockdep_assert_held(&ctx->submit_lock);
 	return id ? xa_load(&ctx->queues, id) : NULL;
 }
 
+/*
+ * Sleep until @q has CQEs to read, a signal, or the CLOCK_MONOTONIC
+ * deadline @timeout_ns. Returns 0, or -ERESTARTSYS on a signal.
+ */
+static int pto_queue_sleep(struct pto_ctx *ctx, struct pto_queue *q,
+			   s64 timeout_ns)
+{
+	s64 now = ktime_get_ns();
+	long left;
+
+	if (pto_cq_available(q) || timeout_ns <= now)
+		return 0;
+	left = nsecs_to_jiffies(timeout_ns - now);
+	left = wait_event_interruptible_timeout(ctx->wq, pto_cq_ready(q),
+						max(left, 1L));
+	return left < 0 ? left : 0;
+}
+
+/**
+ * pto_ioctl_queue_wait - DRM_IOCTL_PTO_NPU_QUEUE_WAIT: wait for CQEs
+ * @drm: device
+ * @data: struct drm_pto_npu_queue_wait
+ * @file: the caller's file
+ *
+ * Moves held completions into the CQ, then sleeps until the CQ has
+ * entries to read or the deadline passes.
+ *
+ * Return: 0 with CQEs available; -ETIME without; -EINVAL for flags;
+ * -ENOENT for an unknown queue; -ERESTARTSYS on a signal.
+ */
 int pto_ioctl_queue_wait(struct drm_device *drm, void *data,
 			 struct drm_file *file)
 {
@@ -308,39 +363,28 @@ int pto_ioctl_queue_wait(struct drm_device *drm, void *data,
 	struct pto_ctx *ctx = file->driver_priv;
 	struct pto_queue *q;
 	u32 available, inflight;
-	long left;
-	s64 now;
 	int ret;
 
-	if (args->flags)
+	if (args->flags) {
+		drm_dbg(drm, "QUEUE_WAIT: flags 0x%x must be 0\n", args->flags);
 		return -EINVAL;
-	mutex_lock(&ctx->submit_lock);
-	q = pto_queue_lookup(ctx, args->queue_id);
-	if (!q) {
-		mutex_unlock(&ctx->submit_lock);
-		return -ENOENT;
 	}
-	pto_queue_flush(q);
-	/* A waiter keeps the queue from being destroyed under it. */
-	atomic_inc(&q->waiters);
-	mutex_unlock(&ctx->submit_lock);
-
-	now = ktime_get_ns();
-	ret = 0;
-	if (!pto_cq_available(q) && args->timeout_ns > now) {
-		left = nsecs_to_jiffies(args->timeout_ns - now);
-		left = wait_event_interruptible_timeout(ctx->wq, pto_cq_ready(q),
-							max(left, 1L));
-		if (left < 0)
-			ret = left;
+	scoped_guard(mutex, &ctx->submit_lock) {
+		q = pto_queue_lookup(ctx, args->queue_id);
+		if (!q)
+			return -ENOENT;
+		pto_queue_flush(q);
+		/* A waiter keeps the queue from being destroyed under it. */
+		atomic_inc(&q->waiters);
 	}
-	mutex_lock(&ctx->submit_lock);
-	pto_queue_flush(q);
-	available = pto_cq_available(q);
-	inflight = atomic_read(&q->live);
-	/* Past this, QUEUE_DESTROY may free the queue: no access after. */
-	atomic_dec(&q->waiters);
-	mutex_unlock(&ctx->submit_lock);
+	ret = pto_queue_sleep(ctx, q, args->timeout_ns);
+	scoped_guard(mutex, &ctx->submit_lock) {
+		pto_queue_flush(q);
+		available = pto_cq_available(q);
+		inflight = atomic_read(&q->live);
+		/* Past this, QUEUE_DESTROY may free the queue: no access after. */
+		atomic_dec(&q->waiters);
+	}
 	if (ret)
 		return ret;
 	args->available = available;
@@ -356,44 +400,63 @@ static void pto_queue_free(struct pto_queue *q)
 	kfree(q);
 }
 
-int pto_ioctl_queue_create(struct drm_device *drm, void *data,
-			   struct drm_file *file)
+static int pto_queue_check_args(struct drm_device *drm,
+				const struct drm_pto_npu_queue_create *args,
+				u32 *sq_slots, u32 *cq_entries)
 {
-	struct pto_device *pdev = to_pto_device(drm);
-	struct drm_pto_npu_queue_create *args = data;
-	struct pto_ctx *ctx = file->driver_priv;
 	u32 sq = args->sq_slots ? args->sq_slots : PTO_DEFAULT_SQ_SLOTS;
 	u32 cq = args->cq_entries ? args->cq_entries : 4 * sq;
-	struct drm_gem_object *obj;
-	struct pto_queue *q;
-	u64 size;
-	u32 id, handle;
-	int ret;
 
-	if (args->flags || args->pad || args->queue_id || args->handle)
+	if (args->flags || args->pad || args->queue_id || args->handle) {
+		drm_dbg(drm, "QUEUE_CREATE: flags 0x%x, pad %u, queue_id %u, handle %u: must be 0\n",
+			args->flags, args->pad, args->queue_id, args->handle);
 		return -EINVAL;
-	if (!is_power_of_2(sq) || sq < PTO_MIN_SQ_SLOTS || sq > PTO_MAX_SQ_SLOTS)
+	}
+	if (!is_power_of_2(sq) || sq < PTO_MIN_SQ_SLOTS || sq > PTO_MAX_SQ_SLOTS) {
+		drm_dbg(drm, "QUEUE_CREATE: sq_slots %u is no power of two in %u..%u\n",
+			sq, PTO_MIN_SQ_SLOTS, PTO_MAX_SQ_SLOTS);
 		return -EINVAL;
+	}
 	if (!args->cq_entries)
 		cq = min_t(u32, cq, PTO_MAX_CQ_ENTRIES);
-	if (!is_power_of_2(cq) || cq > PTO_MAX_CQ_ENTRIES)
+	if (!is_power_of_2(cq) || cq > PTO_MAX_CQ_ENTRIES) {
+		drm_dbg(drm, "QUEUE_CREATE: cq_entries %u is no power of two up to %u\n",
+			cq, PTO_MAX_CQ_ENTRIES);
 		return -EINVAL;
+	}
 	if (args->work_budget && (args->work_budget < PTO_MIN_WORK_BUDGET ||
-				  args->work_budget > PTO_MAX_WORK_BUDGET))
+				  args->work_budget > PTO_MAX_WORK_BUDGET)) {
+		drm_dbg(drm, "QUEUE_CREATE: work_budget %llu outside %llu..%llu\n",
+			args->work_budget, PTO_MIN_WORK_BUDGET,
+			PTO_MAX_WORK_BUDGET);
 		return -EINVAL;
+	}
+	*sq_slots = sq;
+	*cq_entries = cq;
+	return 0;
+}
 
-	q = kzalloc(sizeof(*q), GFP_KERNEL);
+/*
+ * A queue of @sq SQ slots and @cq CQ entries in one ring buffer, charged
+ * to @ctx and mapped by the module; the ring's layout and the queue's work
+ * budget go to @args.
+ */
+static struct pto_queue *pto_queue_alloc(struct pto_device *pdev,
+					 struct pto_ctx *ctx,
+					 struct drm_pto_npu_queue_create *args,
+					 u32 sq, u32 cq)
+{
+	struct pto_queue *q __free(kfree) = kzalloc(sizeof(*q), GFP_KERNEL);
+	u64 size;
+
 	if (!q)
-		return -ENOMEM;
+		return ERR_PTR(-ENOMEM);
 	args->sq_offset = sizeof(struct drm_pto_npu_ring_header);
 	args->cq_offset = args->sq_offset + sq * DRM_PTO_NPU_SQ_SLOT_SIZE;
 	size = args->cq_offset + (u64)cq * sizeof(struct drm_pto_npu_cqe);
 	q->ring = pto_bo_create_kernel(pdev, ctx, size);
-	if (IS_ERR(q->ring)) {
-		ret = PTR_ERR(q->ring);
-		kfree(q);
-		return ret;
-	}
+	if (IS_ERR(q->ring))
+		return ERR_CAST(q->ring);
 	q->ctx = ctx;
 	q->hdr = q->ring->vaddr;
 	q->sq = (u8 *)q->ring->vaddr + args->sq_offset;
@@ -406,59 +469,116 @@ int pto_ioctl_queue_create(struct drm_device *drm, void *data,
 	INIT_LIST_HEAD(&q->held);
 	atomic_set(&q->live, 0);
 	atomic_set(&q->waiters, 0);
-
-	obj = &q->ring->base.base;
-	ret = drm_gem_create_mmap_offset(obj);
-	if (ret)
-		goto err_free;
-	ret = drm_gem_handle_create(file, obj, &handle);
-	if (ret)
-		goto err_free;
-
-	mutex_lock(&ctx->submit_lock);
-	ret = xa_alloc(&ctx->queues, &id, q,
-		       XA_LIMIT(1, PTO_MAX_QUEUES_PER_CONTEXT), GFP_KERNEL);
-	mutex_unlock(&ctx->submit_lock);
-	if (ret) {
-		drm_gem_handle_delete(file, handle);
-		ret = ret == -EBUSY ? -ENOSPC : ret;
-		goto err_free;
-	}
-	q->id = id;
-	args->queue_id = id;
-	args->handle = handle;
-	args->sq_slots = sq;
-	args->cq_entries = cq;
-	args->mmap_offset = drm_vma_node_offset_addr(&obj->vma_node);
-	args->ring_size = obj->size;
-	return 0;
-
-err_free:
-	pto_queue_free(q);
-	return ret;
+	return_ptr(q);
 }
 
+/*
+ * Give the ring an mmap offset and a handle, then the queue its id: from
+ * then on other threads of the context reach it, and QUEUE_DESTROY may
+ * free it, so what @args reports is read before.
+ */
+static int pto_queue_publish(struct drm_device *drm, struct drm_file *file,
+			     struct pto_queue *q,
+			     struct drm_pto_npu_queue_create *args)
+{
+	struct drm_gem_object *obj = &q->ring->base.base;
+	struct pto_ctx *ctx = file->driver_priv;
+	u64 offset, size = obj->size;
+	u32 id, handle;
+	int ret;
+
+	ret = drm_gem_create_mmap_offset(obj);
+	if (ret)
+		return ret;
+	offset = drm_vma_node_offset_addr(&obj->vma_node);
+	ret = drm_gem_handle_create(file, obj, &handle);
+	if (ret)
+		return ret;
+	scoped_guard(mutex, &ctx->submit_lock) {
+		ret = xa_alloc(&ctx->queues, &id, q,
+			       XA_LIMIT(1, PTO_MAX_QUEUES_PER_CONTEXT), GFP_KERNEL);
+		/* Before the lock is dropped: QUEUE_DESTROY erases by q->id. */
+		if (!ret)
+			q->id = id;
+	}
+	if (ret) {
+		drm_gem_handle_delete(file, handle);
+		if (ret != -EBUSY)
+			return ret;
+		drm_dbg(drm, "QUEUE_CREATE: the context has %u queues already\n",
+			PTO_MAX_QUEUES_PER_CONTEXT);
+		return -ENOSPC;
+	}
+	args->queue_id = id;
+	args->handle = handle;
+	args->mmap_offset = offset;
+	args->ring_size = size;
+	return 0;
+}
+
+/**
+ * pto_ioctl_queue_create - DRM_IOCTL_PTO_NPU_QUEUE_CREATE: a dispatch queue
+ * @drm: device
+ * @data: struct drm_pto_npu_queue_create
+ * @file: the caller's file
+ *
+ * Return: 0; -EINVAL for a malformed argument; -ENOSPC past the context's
+ * queues or GM caps; -ENOMEM.
+ */
+int pto_ioctl_queue_create(struct drm_device *drm, void *data,
+			   struct drm_file *file)
+{
+	struct drm_pto_npu_queue_create *args = data;
+	struct pto_queue *q;
+	u32 sq, cq;
+	int ret;
+
+	ret = pto_queue_check_args(drm, args, &sq, &cq);
+	if (ret)
+		return ret;
+	q = pto_queue_alloc(to_pto_device(drm), file->driver_priv, args, sq, cq);
+	if (IS_ERR(q))
+		return PTR_ERR(q);
+	ret = pto_queue_publish(drm, file, q, args);
+	if (ret) {
+		pto_queue_free(q);
+		return ret;
+	}
+	args->sq_slots = sq;
+	args->cq_entries = cq;
+	return 0;
+}
+
+/**
+ * pto_ioctl_queue_destroy - DRM_IOCTL_PTO_NPU_QUEUE_DESTROY
+ * @drm: device
+ * @data: struct drm_pto_npu_queue_destroy
+ * @file: the caller's file
+ *
+ * The ring buffer lives on while its handle or a mapping does.
+ *
+ * Return: 0; -EINVAL for a pad not zero; -ENOENT for an unknown queue;
+ * -EBUSY while tasks of the queue are in flight or held, or a thread waits.
+ */
 int pto_ioctl_queue_destroy(struct drm_device *drm, void *data,
 			    struct drm_file *file)
 {
 	struct drm_pto_npu_queue_destroy *args = data;
 	struct pto_ctx *ctx = file->driver_priv;
 	struct pto_queue *q;
-	int ret = 0;
 
-	if (args->pad)
+	if (args->pad) {
+		drm_dbg(drm, "QUEUE_DESTROY: pad %u must be 0\n", args->pad);
 		return -EINVAL;
-	mutex_lock(&ctx->submit_lock);
-	q = pto_queue_lookup(ctx, args->queue_id);
-	if (!q)
-		ret = -ENOENT;
-	else if (atomic_read(&q->live) || atomic_read(&q->waiters))
-		ret = -EBUSY;
-	else
+	}
+	scoped_guard(mutex, &ctx->submit_lock) {
+		q = pto_queue_lookup(ctx, args->queue_id);
+		if (!q)
+			return -ENOENT;
+		if (atomic_read(&q->live) || atomic_read(&q->waiters))
+			return -EBUSY;
 		xa_erase(&ctx->queues, q->id);
-	mutex_unlock(&ctx->submit_lock);
-	if (ret)
-		return ret;
+	}
 	/*
 	 * The last task stopped counting in q->live under cq_lock, in the
 	 * worker that posted its last CQE: wait until that worker is out of
@@ -470,6 +590,10 @@ int pto_ioctl_queue_destroy(struct drm_device *drm, void *data,
 	return 0;
 }
 
+/**
+ * pto_queues_release - free the queues of a closed context
+ * @ctx: the context, none of its tasks left
+ */
 void pto_queues_release(struct pto_ctx *ctx)
 {
 	struct pto_queue *q;
@@ -480,7 +604,14 @@ void pto_queues_release(struct pto_ctx *ctx)
 	xa_destroy(&ctx->queues);
 }
 
-/* Signal a completed task's submission's fence and post its CQEs (or hold them). */
+/**
+ * pto_queue_post - a task completed: its doorbell's fence, then its CQEs
+ * @task: the task, DONE
+ * @freeable: out: the task, once its CQEs are all posted
+ *
+ * Retires the task from its doorbell's fence (failed unless OK or
+ * SKIPPED), then posts its CQEs or holds them (pto_queue_task_done()).
+ */
 void pto_queue_post(struct pto_task *task, struct list_head *freeable)
 {
 	pto_batch_retire(task->batch,

@@ -23,10 +23,10 @@ struct pto_task;
  * @cq: CQE 0
  * @sq_slots: SQ slots (power of two)
  * @cq_entries: CQ entries (power of two)
- * @sq_head: kernel's copy of slots taken (context's submit_lock)
- * @cq_lock: CQ tail and @held
- * @cq_tail: kernel's copy of CQEs posted
- * @held: completed tasks waiting for CQ space
+ * @sq_head: kernel's copy of slots taken (&pto_ctx.submit_lock)
+ * @cq_lock: protects @cq_tail, @held and the posted count of their tasks
+ * @cq_tail: kernel's copy of CQEs posted (@cq_lock)
+ * @held: completed tasks waiting for CQ space (@cq_lock)
  * @live: tasks of this queue whose CQEs are not all posted
  * @waiters: threads in QUEUE_WAIT on this queue
  * @work_budget: instructions each unit of its tasks may execute
@@ -49,24 +49,27 @@ struct pto_queue {
 	u64 work_budget;
 };
 
+/* pto_queue.c: queues, completions, doorbell fences */
 struct pto_batch *pto_batch_create(void);
+void pto_batch_retire(struct pto_batch *b, bool failed);
 struct pto_queue *pto_queue_lookup(struct pto_ctx *ctx, u32 id);
 void pto_queue_flush(struct pto_queue *q);
 void pto_queue_task_done(struct pto_task *task, struct list_head *freeable);
 void pto_queue_post(struct pto_task *task, struct list_head *freeable);
 void pto_queue_post_list(struct list_head *post, struct list_head *freeable);
-void pto_queues_release(struct pto_ctx *ctx);
-void pto_batch_retire(struct pto_batch *b, bool failed);
-void *pto_ctx_scratch_alloc(void);
 void pto_queues_drop_held(struct pto_ctx *ctx);
+void pto_queues_release(struct pto_ctx *ctx);
+__poll_t pto_queues_poll(struct pto_ctx *ctx);
 int pto_ioctl_queue_create(struct drm_device *drm, void *data,
 			   struct drm_file *file);
 int pto_ioctl_queue_destroy(struct drm_device *drm, void *data,
 			    struct drm_file *file);
-int pto_ioctl_queue_submit(struct drm_device *drm, void *data,
-			   struct drm_file *file);
 int pto_ioctl_queue_wait(struct drm_device *drm, void *data,
 			 struct drm_file *file);
-__poll_t pto_queues_poll(struct pto_ctx *ctx);
+
+/* pto_submit.c: the doorbell, SQ entry intake */
+void *pto_ctx_scratch_alloc(void);
+int pto_ioctl_queue_submit(struct drm_device *drm, void *data,
+			   struct drm_file *file);
 
 #endif /* __PTO_QUEUE_H__ */
