@@ -24,6 +24,7 @@
 #include "pto_kernel.h"
 #include "pto_queue.h"
 #include "pto_sched.h"
+#include "pto_submit.h"
 #include "pto_task_mem.h"
 
 static unsigned int clusters = 24;

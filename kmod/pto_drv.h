@@ -192,7 +192,7 @@ struct pto_failed {
  *         come and go with every task that completes at intake.
  * @failed: records of recently failed tasks, hashed by id (sched lock)
  * @failed_fifo: the same records, oldest first (sched lock)
- * @next_id: id of the next entry taken (sched lock)
+ * @next_id: id of the next entry taken (submit_lock)
  * @inflight: tasks taken and not yet freed
  * @pending: tasks taken whose CQEs are not all posted (the in-flight cap)
  * @inflight_units: block records (units) the @pending tasks hold

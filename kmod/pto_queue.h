@@ -67,9 +67,4 @@ int pto_ioctl_queue_destroy(struct drm_device *drm, void *data,
 int pto_ioctl_queue_wait(struct drm_device *drm, void *data,
 			 struct drm_file *file);
 
-/* pto_submit.c: the doorbell, SQ entry intake */
-void *pto_ctx_scratch_alloc(void);
-int pto_ioctl_queue_submit(struct drm_device *drm, void *data,
-			   struct drm_file *file);
-
 #endif /* __PTO_QUEUE_H__ */

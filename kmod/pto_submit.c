@@ -34,6 +34,7 @@
 #include "pto_kernel.h"
 #include "pto_queue.h"
 #include "pto_sched.h"
+#include "pto_submit.h"
 #include "pto_task_mem.h"
 #include "pto_tensor.h"
 #include "pto_xring.h"
