@@ -491,11 +491,9 @@ static bool pto_gm_scalar(struct pto_run *r, const struct pto_insn *in)
 /* The unit has left its barrier with status @st. */
 static bool pto_syncall_leave(struct pto_run *r, s32 st, u32 pc)
 {
-	struct pto_device *pdev = r->core->pdev;
 	u32 unit = r->block * r->task->nparts + r->part;
 
-	trace_pto_barrier_leave(pdev->index, r->task->ctx->uid, r->task->id,
-				unit, r->core->type, r->core->index, st);
+	trace_pto_barrier_leave(r->task, unit, r->core, st);
 	return st == DRM_PTO_NPU_STATUS_OK ? true : pto_fault(r, st, pc);
 }
 
@@ -512,8 +510,7 @@ static bool pto_syncall(struct pto_run *r, const struct pto_insn *in, u32 pc)
 	s32 st;
 
 	pto_count(pdev, barriers);
-	trace_pto_barrier_enter(pdev->index, r->task->ctx->uid, r->task->id,
-				unit, r->core->type, r->core->index, 0);
+	trace_pto_barrier_enter(r->task, unit, r->core, 0);
 	if (in->mode == PTO_SYNC_HARD) {
 		st = pto_barrier_hard(r->task, r->core);
 	} else {

@@ -206,12 +206,10 @@ static void pto_core_start(struct pto_sched *s, struct pto_core *core,
 		task->recs[unit].core = core->index;
 		task->recs[unit].core_type = core->type;
 		pto_count(core->pdev, stages);
-		trace_pto_stage(core->pdev->index, task->ctx->uid, task->id,
-				unit, core->type, core->index, 0);
+		trace_pto_stage(task, unit, core, 0);
 		return;
 	}
-	trace_pto_dispatch(core->pdev->index, task->ctx->uid, task->id, unit,
-			   core->type, core->index, 0);
+	trace_pto_dispatch(task, unit, core, 0);
 	/* A core that runs something can take a pending unit. */
 	s->no_preload[ti] = false;
 	pto_core_kick(s, core, self);
@@ -312,8 +310,7 @@ void pto_release_staged_unit(struct pto_sched *s, struct pto_core *core,
 	task->staged_units--;
 	task->recs[u].ts[PTO_TS_DISPATCH] = now;
 	pto_count(core->pdev, releases);
-	trace_pto_release(core->pdev->index, task->ctx->uid, task->id, u,
-			  core->type, core->index, 0);
+	trace_pto_release(task, u, core, 0);
 }
 
 /*
@@ -386,8 +383,7 @@ static void pto_place(struct pto_sched *s, struct pto_task *task,
 		task->recs[block].ts[PTO_TS_DISPATCH] = pto_pass_ns(now);
 		task->units_out++;
 		pto_count_dispatch(core->pdev, task, block);
-		trace_pto_dispatch(core->pdev->index, task->ctx->uid, task->id,
-				   block, core->type, core->index, 0);
+		trace_pto_dispatch(task, block, core, 0);
 	}
 placed:
 	if (task->next_block == task->block_num) {
@@ -528,27 +524,23 @@ static void pto_count_retire(struct pto_device *pdev, struct pto_task *task)
 	switch (task->status) {
 	case DRM_PTO_NPU_STATUS_SKIPPED:
 		pto_count(pdev, skips);
-		trace_pto_skip(pdev->index, task->ctx->uid, task->id,
-			       task->status, 0);
+		trace_pto_skip(task);
 		break;
 	case DRM_PTO_NPU_STATUS_GM_FAULT:
 	case DRM_PTO_NPU_STATUS_ARITH_FAULT:
 	case DRM_PTO_NPU_STATUS_LOOP_FAULT:
 	case DRM_PTO_NPU_STATUS_BARRIER_FAULT:
 		pto_count(pdev, faults);
-		trace_pto_fault(pdev->index, task->ctx->uid, task->id,
-				task->status, task->detail);
+		trace_pto_fault(task);
 		break;
 	case DRM_PTO_NPU_STATUS_TIMEOUT:
 	case DRM_PTO_NPU_STATUS_WORK_BUDGET:
 		pto_count(pdev, timeouts);
-		trace_pto_fault(pdev->index, task->ctx->uid, task->id,
-				task->status, task->detail);
+		trace_pto_fault(task);
 		break;
 	}
 	pto_count(pdev, retired);
-	trace_pto_retire(pdev->index, task->ctx->uid, task->id, task->status,
-			 task->detail);
+	trace_pto_retire(task);
 }
 
 /*

@@ -505,8 +505,7 @@ static void pto_task_account(struct pto_submit *sub, struct pto_queue *q,
 	pto_count(pdev, tasks);
 	if (t->status == DRM_PTO_NPU_STATUS_INVALID)
 		pto_count(pdev, invalid);
-	trace_pto_intake(pdev->index, ctx->uid, t->id, t->block_num, t->flags,
-			 t->status, t->reason);
+	trace_pto_intake(t);
 	if (sub->batch) {
 		atomic_inc(&sub->batch->pending);
 		t->batch = sub->batch;

@@ -15,10 +15,11 @@
 
 #include <linux/tracepoint.h>
 
+#include "pto_sched.h"
+
 TRACE_EVENT(pto_intake,
-	    TP_PROTO(u32 dev, u64 ctx, u64 task, u32 block_num, u32 flags,
-		     s32 status, u32 reason),
-	    TP_ARGS(dev, ctx, task, block_num, flags, status, reason),
+	    TP_PROTO(const struct pto_task *t),
+	    TP_ARGS(t),
 	    TP_STRUCT__entry(__field(u32, dev)
 			     __field(u64, ctx)
 			     __field(u64, task)
@@ -26,23 +27,24 @@ TRACE_EVENT(pto_intake,
 			     __field(u32, flags)
 			     __field(s32, status)
 			     __field(u32, reason)),
-	    TP_fast_assign(__entry->dev = dev;
-			   __entry->ctx = ctx;
-			   __entry->task = task;
-			   __entry->block_num = block_num;
-			   __entry->flags = flags;
-			   __entry->status = status;
-			   __entry->reason = reason;),
+	    TP_fast_assign(__entry->dev = t->ctx->pdev->index;
+			   __entry->ctx = t->ctx->uid;
+			   __entry->task = t->id;
+			   __entry->block_num = t->block_num;
+			   __entry->flags = t->flags;
+			   __entry->status = t->status;
+			   __entry->reason = t->reason;),
 	    TP_printk("dev=%u ctx=%llu task=%llu blocks=%u flags=0x%x status=%d reason=%u",
 		      __entry->dev, __entry->ctx, __entry->task,
 		      __entry->block_num, __entry->flags, __entry->status,
 		      __entry->reason)
 );
 
+/* Unit @unit of @task on @core. */
 DECLARE_EVENT_CLASS(pto_unit_class,
-		    TP_PROTO(u32 dev, u64 ctx, u64 task, u32 unit,
-			     u32 core_type, u32 core, s32 status),
-		    TP_ARGS(dev, ctx, task, unit, core_type, core, status),
+		    TP_PROTO(const struct pto_task *t, u32 unit,
+			     const struct pto_core *core, s32 status),
+		    TP_ARGS(t, unit, core, status),
 		    TP_STRUCT__entry(__field(u32, dev)
 				     __field(u64, ctx)
 				     __field(u64, task)
@@ -50,12 +52,12 @@ DECLARE_EVENT_CLASS(pto_unit_class,
 				     __field(u32, core_type)
 				     __field(u32, core)
 				     __field(s32, status)),
-		    TP_fast_assign(__entry->dev = dev;
-				   __entry->ctx = ctx;
-				   __entry->task = task;
+		    TP_fast_assign(__entry->dev = core->pdev->index;
+				   __entry->ctx = t->ctx->uid;
+				   __entry->task = t->id;
 				   __entry->unit = unit;
-				   __entry->core_type = core_type;
-				   __entry->core = core;
+				   __entry->core_type = core->type;
+				   __entry->core = core->index;
 				   __entry->status = status;),
 		    TP_printk("dev=%u ctx=%llu task=%llu unit=%u core=%s%u status=%d",
 			      __entry->dev, __entry->ctx, __entry->task,
@@ -65,53 +67,54 @@ DECLARE_EVENT_CLASS(pto_unit_class,
 );
 
 DEFINE_EVENT(pto_unit_class, pto_dispatch,
-	     TP_PROTO(u32 dev, u64 ctx, u64 task, u32 unit, u32 core_type,
-		      u32 core, s32 status),
-	     TP_ARGS(dev, ctx, task, unit, core_type, core, status));
+	     TP_PROTO(const struct pto_task *t, u32 unit,
+		      const struct pto_core *core, s32 status),
+	     TP_ARGS(t, unit, core, status));
 
 DEFINE_EVENT(pto_unit_class, pto_stage,
-	     TP_PROTO(u32 dev, u64 ctx, u64 task, u32 unit, u32 core_type,
-		      u32 core, s32 status),
-	     TP_ARGS(dev, ctx, task, unit, core_type, core, status));
+	     TP_PROTO(const struct pto_task *t, u32 unit,
+		      const struct pto_core *core, s32 status),
+	     TP_ARGS(t, unit, core, status));
 
 DEFINE_EVENT(pto_unit_class, pto_release,
-	     TP_PROTO(u32 dev, u64 ctx, u64 task, u32 unit, u32 core_type,
-		      u32 core, s32 status),
-	     TP_ARGS(dev, ctx, task, unit, core_type, core, status));
+	     TP_PROTO(const struct pto_task *t, u32 unit,
+		      const struct pto_core *core, s32 status),
+	     TP_ARGS(t, unit, core, status));
 
 DEFINE_EVENT(pto_unit_class, pto_start,
-	     TP_PROTO(u32 dev, u64 ctx, u64 task, u32 unit, u32 core_type,
-		      u32 core, s32 status),
-	     TP_ARGS(dev, ctx, task, unit, core_type, core, status));
+	     TP_PROTO(const struct pto_task *t, u32 unit,
+		      const struct pto_core *core, s32 status),
+	     TP_ARGS(t, unit, core, status));
 
 DEFINE_EVENT(pto_unit_class, pto_end,
-	     TP_PROTO(u32 dev, u64 ctx, u64 task, u32 unit, u32 core_type,
-		      u32 core, s32 status),
-	     TP_ARGS(dev, ctx, task, unit, core_type, core, status));
+	     TP_PROTO(const struct pto_task *t, u32 unit,
+		      const struct pto_core *core, s32 status),
+	     TP_ARGS(t, unit, core, status));
 
 DEFINE_EVENT(pto_unit_class, pto_barrier_enter,
-	     TP_PROTO(u32 dev, u64 ctx, u64 task, u32 unit, u32 core_type,
-		      u32 core, s32 status),
-	     TP_ARGS(dev, ctx, task, unit, core_type, core, status));
+	     TP_PROTO(const struct pto_task *t, u32 unit,
+		      const struct pto_core *core, s32 status),
+	     TP_ARGS(t, unit, core, status));
 
 DEFINE_EVENT(pto_unit_class, pto_barrier_leave,
-	     TP_PROTO(u32 dev, u64 ctx, u64 task, u32 unit, u32 core_type,
-		      u32 core, s32 status),
-	     TP_ARGS(dev, ctx, task, unit, core_type, core, status));
+	     TP_PROTO(const struct pto_task *t, u32 unit,
+		      const struct pto_core *core, s32 status),
+	     TP_ARGS(t, unit, core, status));
 
+/* @task as it retires: its status and detail. */
 DECLARE_EVENT_CLASS(pto_task_class,
-		    TP_PROTO(u32 dev, u64 ctx, u64 task, s32 status, u64 detail),
-		    TP_ARGS(dev, ctx, task, status, detail),
+		    TP_PROTO(const struct pto_task *t),
+		    TP_ARGS(t),
 		    TP_STRUCT__entry(__field(u32, dev)
 				     __field(u64, ctx)
 				     __field(u64, task)
 				     __field(s32, status)
 				     __field(u64, detail)),
-		    TP_fast_assign(__entry->dev = dev;
-				   __entry->ctx = ctx;
-				   __entry->task = task;
-				   __entry->status = status;
-				   __entry->detail = detail;),
+		    TP_fast_assign(__entry->dev = t->ctx->pdev->index;
+				   __entry->ctx = t->ctx->uid;
+				   __entry->task = t->id;
+				   __entry->status = t->status;
+				   __entry->detail = t->detail;),
 		    TP_printk("dev=%u ctx=%llu task=%llu status=%d detail=0x%llx",
 			      __entry->dev, __entry->ctx, __entry->task,
 			      __entry->status,
@@ -119,16 +122,16 @@ DECLARE_EVENT_CLASS(pto_task_class,
 );
 
 DEFINE_EVENT(pto_task_class, pto_retire,
-	     TP_PROTO(u32 dev, u64 ctx, u64 task, s32 status, u64 detail),
-	     TP_ARGS(dev, ctx, task, status, detail));
+	     TP_PROTO(const struct pto_task *t),
+	     TP_ARGS(t));
 
 DEFINE_EVENT(pto_task_class, pto_skip,
-	     TP_PROTO(u32 dev, u64 ctx, u64 task, s32 status, u64 detail),
-	     TP_ARGS(dev, ctx, task, status, detail));
+	     TP_PROTO(const struct pto_task *t),
+	     TP_ARGS(t));
 
 DEFINE_EVENT(pto_task_class, pto_fault,
-	     TP_PROTO(u32 dev, u64 ctx, u64 task, s32 status, u64 detail),
-	     TP_ARGS(dev, ctx, task, status, detail));
+	     TP_PROTO(const struct pto_task *t),
+	     TP_ARGS(t));
 
 #endif /* _PTO_TRACE_H_ */
 

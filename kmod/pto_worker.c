@@ -280,8 +280,7 @@ static bool pto_unit_start(struct pto_worker *w, struct pto_task *task,
 	rec->ts[PTO_TS_START] = rec->ts[PTO_TS_RECEIVE];
 	rec->core = core->index;
 	rec->core_type = core->type;
-	trace_pto_start(core->pdev->index, task->ctx->uid, task->id, unit,
-			core->type, core->index, 0);
+	trace_pto_start(task, unit, core, 0);
 	if (w->ptask) {
 		/* Released early by its producer's end: retire the producer. */
 		spin_lock(&w->s->lock);
@@ -411,8 +410,7 @@ static bool pto_worker_step(struct pto_worker *w)
 		return true;
 	}
 	task->recs[unit].ts[PTO_TS_END] = ktime_get_ns();
-	trace_pto_end(core->pdev->index, task->ctx->uid, task->id, unit,
-		      core->type, core->index, res.status);
+	trace_pto_end(task, unit, core, res.status);
 	task->recs[unit].status = res.status;
 	task->recs[unit].detail = res.detail;
 	spin_lock(&s->lock);
