@@ -690,19 +690,17 @@ static struct pto_kernel *build_hard_flag(struct __test_metadata *_metadata,
 {
 	struct pto_kernel *k = NULL;
 	struct pto_kb *kb;
-	int ret;
 
 	if (pto_kb_new(self->dev, PTO_CORE_AIV, &kb))
 		return NULL;
-	pto_test_kb_syncall(kb, PTO_SYNC_HARD, 0, PTO_SYNC_AIV);
+	pto_kb_syncall_hard(kb, PTO_SYNC_AIV);
 	pto_kb_sreg(kb, 0, PTO_SREG_BLOCK_IDX);
 	pto_kb_ldi(kb, 1, 0);
 	pto_kb_ldi(kb, 2, 1);
 	pto_kb_gst(kb, 0, 1, 0, 2);
 	pto_kb_end(kb);
-	ret = pto_test_kb_upload(self->dev, PTO_CORE_AIV, kb, &k, NULL,
-				 self->err, sizeof(self->err));
-	EXPECT_EQ(0, ret) TH_LOG("hard kernel: %s", self->err);
+	k = pto_test_kb_finish(kb, self->err, sizeof(self->err));
+	EXPECT_NE(NULL, k) TH_LOG("hard kernel: %s", self->err);
 	return k;
 }
 
@@ -780,20 +778,18 @@ static struct pto_kernel *build_soft_flag(struct __test_metadata *_metadata,
 {
 	struct pto_kernel *k = NULL;
 	struct pto_kb *kb;
-	int ret;
 
 	if (pto_kb_new(self->dev, PTO_CORE_AIV, &kb))
 		return NULL;
 	pto_kb_arg(kb, 12, 0);
-	pto_test_kb_syncall(kb, PTO_SYNC_SOFT, 12, 1);
+	pto_kb_syncall_soft(kb, 1, 12);
 	pto_kb_sreg(kb, 0, PTO_SREG_BLOCK_IDX);
 	pto_kb_ldi(kb, 1, 0);
 	pto_kb_ldi(kb, 2, 1);
 	pto_kb_gst(kb, 0, 1, 0, 2);
 	pto_kb_end(kb);
-	ret = pto_test_kb_upload(self->dev, PTO_CORE_AIV, kb, &k, NULL,
-				 self->err, sizeof(self->err));
-	EXPECT_EQ(0, ret) TH_LOG("soft kernel: %s", self->err);
+	k = pto_test_kb_finish(kb, self->err, sizeof(self->err));
+	EXPECT_NE(NULL, k) TH_LOG("soft kernel: %s", self->err);
 	return k;
 }
 

@@ -1178,11 +1178,10 @@ TEST_F_TIMEOUT(dev, spare_tasks_are_bounded_and_reused, 120)
 	ASSERT_EQ(0, pto_test_param_write("timeout_ms", 60000));
 	ASSERT_EQ(0, pto_kb_new(self->dev, PTO_CORE_AIV, &kb));
 	pto_kb_ldi(kb, 12, info.aiv_cores + 1);
-	pto_test_kb_syncall(kb, PTO_SYNC_SOFT, 12, 0);
+	pto_kb_syncall_soft(kb, 0, 12);
 	pto_kb_end(kb);
-	ASSERT_EQ(0, pto_test_kb_upload(self->dev, PTO_CORE_AIV, kb, &gate, NULL,
-					err, sizeof(err)))
-		TH_LOG("%s", err);
+	gate = pto_test_kb_finish(kb, err, sizeof(err));
+	ASSERT_NE(NULL, gate) TH_LOG("%s", err);
 	ASSERT_EQ(0, pto_test_tensor2d(self->dev, PTO_DTYPE_I32, 1, 16, &ws));
 	ASSERT_EQ(0, pto_queue_push_task(self->q, &(struct pto_task_desc){
 		.kernel_aiv = gate, .block_num = info.aiv_cores, .tensors = &ws,

@@ -538,12 +538,11 @@ TEST_F(hard, block_exits_early_barrier_fault)
 	pto_kb_sreg(kb, 0, PTO_SREG_BLOCK_IDX);
 	pto_kb_cmpi(kb, PTO_CMP_EQ, 1, 0, 0);
 	pto_kb_jnz(kb, 1, over);
-	pto_test_kb_syncall(kb, PTO_SYNC_HARD, 0, PTO_SYNC_AIV);
+	pto_kb_syncall_hard(kb, PTO_SYNC_AIV);
 	pto_kb_label_bind(kb, over);
 	pto_kb_end(kb);
-	ASSERT_EQ(0, pto_test_kb_upload(self->dev, PTO_CORE_AIV, kb, &bad, NULL,
-					self->err, sizeof(self->err)))
-		TH_LOG("%s", self->err);
+	bad = pto_test_kb_finish(kb, self->err, sizeof(self->err));
+	ASSERT_NE(NULL, bad) TH_LOG("%s", self->err);
 	d.kernel_aiv = bad;
 	views(_metadata, self, 1, self->aiv, &v, &m);
 	args[0] = v;
@@ -643,13 +642,13 @@ TEST_F(hard, close_mid_barrier)
 		pto_kb_endloop(kb);
 		pto_kb_endloop(kb);
 		pto_kb_label_bind(kb, skip);
-		pto_test_kb_syncall(kb, PTO_SYNC_HARD, 0, PTO_SYNC_AIV);
+		pto_kb_syncall_hard(kb, PTO_SYNC_AIV);
 		pto_kb_ldi(kb, 4, 0);
 		pto_kb_gst(kb, 0, 4, 0, 3);
 		pto_kb_gst(kb, 1, 4, 0, 3);
 		pto_kb_end(kb);
-		if (pto_test_kb_upload(dev, PTO_CORE_AIV, kb, &k, NULL, err,
-				       sizeof(err)))
+		k = pto_test_kb_finish(kb, err, sizeof(err));
+		if (!k)
 			_exit(3);
 		if (pto_test_tensor2d(dev, PTO_DTYPE_I32, 1, self->aiv, &cv) ||
 		    pto_test_tensor2d(dev, PTO_DTYPE_I32, 1, self->aiv, &cm))

@@ -363,16 +363,15 @@ TEST_F(soft_to, block_exits_early_times_out)
 	pto_kb_sreg(kb, 0, PTO_SREG_BLOCK_IDX);
 	pto_kb_cmpi(kb, PTO_CMP_EQ, 1, 0, 0);
 	pto_kb_jnz(kb, 1, over);
-	pto_test_kb_syncall(kb, PTO_SYNC_SOFT, 12, 2);
+	pto_kb_syncall_soft(kb, 2, 12);
 	pto_kb_label_bind(kb, over);
 	/* Use tensors 0 and 1 like the rounds kernel. */
 	pto_kb_ldi(kb, 2, 0);
 	pto_kb_gst(kb, 1, 2, 0, 2);
 	pto_kb_gst(kb, 0, 2, 0, 0);
 	pto_kb_end(kb);
-	ASSERT_EQ(0, pto_test_kb_upload(self->dev, PTO_CORE_AIV, kb, &bad, NULL,
-					self->err, sizeof(self->err)))
-		TH_LOG("%s", self->err);
+	bad = pto_test_kb_finish(kb, self->err, sizeof(self->err));
+	ASSERT_NE(NULL, bad) TH_LOG("%s", self->err);
 	bufs_alloc(_metadata, self->dev, 1, BLOCKS, PTO_DTYPE_I32, &b);
 	ASSERT_EQ(0, pto_graph_new(self->dev, &g));
 	ASSERT_EQ(0, add_soft(g, bad, NULL, BLOCKS, PTO_TASK_SYNC_START, &b,

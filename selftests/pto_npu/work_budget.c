@@ -331,11 +331,10 @@ TEST_F(budget, starved_block_and_its_waiters_complete)
 	/* Block 0: about 2 x 10^7 instructions before the barrier. */
 	count_loops(kb, 10, 1000000);
 	pto_kb_label_bind(kb, skip);
-	pto_test_kb_syncall(kb, PTO_SYNC_HARD, 0, PTO_SYNC_AIV);
+	pto_kb_syncall_hard(kb, PTO_SYNC_AIV);
 	pto_kb_end(kb);
-	ASSERT_EQ(0, pto_test_kb_upload(self->dev, PTO_CORE_AIV, kb, &k, NULL,
-					self->err, sizeof(self->err)))
-		TH_LOG("%s", self->err);
+	k = pto_test_kb_finish(kb, self->err, sizeof(self->err));
+	ASSERT_NE(NULL, k) TH_LOG("%s", self->err);
 	ASSERT_EQ(0, pto_queue_create(self->dev, 0, 0, &q));
 	lower_timeout(_metadata, self, STARVED_TIMEOUT_MS);
 	d.kernel_aiv = k;

@@ -218,38 +218,7 @@ int pto_test_submit_raw_one(struct pto_queue *q, const void *entry,
 			    size_t size, struct pto_cqe *out, unsigned int max,
 			    int64_t timeout_ns, uint64_t *task_id);
 
-/*
- * For the predicate_*, early_* and syncall_* tests.
- *
- * SYNCALL: the kernel builder has no emitter for it, so a test emits a
- * placeholder (LDI s31, PTO_TEST_SYNC_MAGIC | ...) where the barrier goes
- * and pto_test_kb_upload() swaps each placeholder for the real SYNCALL
- * after the builder resolved the jumps (one instruction for one, so no
- * jump target moves), then uploads with pto_kernel_create_raw(). Kernels
- * using the placeholder must not use s31 themselves.
- */
-#define PTO_TEST_SYNC_MAGIC 0x5bcf000000000000LL
-#define PTO_TEST_SYNC_MASK 0x7fff000000000000LL
-#define PTO_TEST_SYNC_REG 31
-
-/*
- * Placeholder of SYNCALL mode @mode. HARD: @imm = enum pto_sync_type.
- * SOFT: @imm = tensor argument of the workspace, s[@areg] = used_cores.
- */
-int pto_test_kb_syncall(struct pto_kb *kb, unsigned int mode,
-			unsigned int areg, unsigned int imm);
-
-/* Turn every placeholder of @insns into its SYNCALL. */
-void pto_test_patch_syncalls(struct pto_insn *insns, uint32_t n);
-
-/*
- * Patch and upload a builder's program, then free the builder. Returns 0
- * or the error, with the builder's or the verifier's message in @err and
- * the verifier's code in @info (may be NULL).
- */
-int pto_test_kb_upload(struct pto_device *dev, enum pto_core_type core_type,
-		       struct pto_kb *kb, struct pto_kernel **out,
-		       struct pto_verify_info *info, char *err, size_t len);
+/* For the predicate_*, early_* and syncall_* tests. */
 
 /* Slots of an entry with an optional predicate (uapi formula). */
 uint32_t pto_test_sqe_slots_pred(uint32_t nt, uint32_t ns, uint32_t nd,
@@ -284,8 +253,9 @@ int pto_test_block_count(const struct pto_graph *g, unsigned int idx);
  * the count (0 when the barrier works).
  *
  * @row: the row this kernel's units write, or -1 for 1 + sub_block_id
- * (the AIVs of a mixed task). @sync_imm: the HARD barrier type, or for
- * SOFT the workspace's tensor index (2).
+ * (the AIVs of a mixed task). @sync_imm: the HARD barrier type
+ * (pto_kb_syncall_hard()), or for SOFT the workspace's tensor index (2;
+ * pto_kb_syncall_soft() with used_cores in s12).
  */
 #define PTO_TEST_ROUND_TAG 1000
 #define PTO_TEST_ROW_TAG 100000

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Helpers of the pto_npu kselftests that use libpto (kernels, queues,
- * graphs, SQ entries, SYNCALL placeholders): declared and described in
+ * graphs, SQ entries, the syncall tests' kernel): declared and described in
  * pto_test_lib.h under PTO_TEST_LIBPTO.
  *
  * Copyright (C) 2026 pto-npu authors
@@ -223,72 +223,6 @@ int pto_test_submit_raw_one(struct pto_queue *q,
 	return ret ? ret : pto_test_ring_one(q, out, max, timeout_ns, task_id);
 }
 
-int pto_test_kb_syncall(struct pto_kb *kb, unsigned int mode,
-			unsigned int areg, unsigned int imm)
-{
-	return pto_kb_ldi(kb, PTO_TEST_SYNC_REG,
-			  PTO_TEST_SYNC_MAGIC | (int64_t)(mode & 0xff) << 16 |
-				  (int64_t)(areg & 0xff) << 8 | (imm & 0xff));
-}
-
-void pto_test_patch_syncalls(struct pto_insn *insns, uint32_t n)
-{
-	uint32_t i;
-
-	for (i = 0; i < n; i++) {
-		struct pto_insn *in = &insns[i];
-		int64_t v = in->imm;
-		uint8_t mode = (uint8_t)(v >> 16);
-
-		if (in->op != PTO_OP_LDI || in->dst != PTO_TEST_SYNC_REG ||
-		    (v & PTO_TEST_SYNC_MASK) != PTO_TEST_SYNC_MAGIC)
-			continue;
-		*in = (struct pto_insn){
-			.op = PTO_OP_SYNCALL,
-			.mode = mode,
-			/* SOFT: s[a] = used_cores; HARD: no register. */
-			.a = mode == PTO_SYNC_SOFT ? (uint8_t)(v >> 8) : 0,
-			.imm = v & 0xff,
-		};
-	}
-}
-
-int pto_test_kb_upload(struct pto_device *dev,
-		       enum pto_core_type core_type,
-		       struct pto_kb *kb, struct pto_kernel **out,
-		       struct pto_verify_info *info, char *err,
-		       size_t len)
-{
-	const struct pto_insn *insns;
-	const struct pto_tile_decl *tiles;
-	struct pto_insn *copy;
-	uint32_t n, nt;
-	int ret;
-
-	*out = NULL;
-	if (len)
-		err[0] = '\0';
-	ret = pto_kb_program(kb, &insns, &n, &tiles, &nt);
-	if (ret) {
-		snprintf(err, len, "builder: %s (%s)", pto_kb_error(kb),
-			 pto_strerror(ret));
-		pto_kb_free(kb);
-		return ret;
-	}
-	copy = malloc(n * sizeof(*copy));
-	if (!copy) {
-		pto_kb_free(kb);
-		return -ENOMEM;
-	}
-	memcpy(copy, insns, n * sizeof(*copy));
-	pto_test_patch_syncalls(copy, n);
-	ret = pto_kernel_create_raw(dev, core_type, copy, n, tiles, nt, err,
-				    len, info, out);
-	free(copy);
-	pto_kb_free(kb);
-	return ret;
-}
-
 uint32_t pto_test_sqe_slots_pred(uint32_t nt, uint32_t ns, uint32_t nd,
 				 int pred)
 {
@@ -344,6 +278,15 @@ int pto_test_block_count(const struct pto_graph *g, unsigned int idx)
 	return (int)n;
 }
 
+/* The rounds kernel's barrier: HARD of type @imm, or SOFT on tensor @imm. */
+static int rounds_syncall(struct pto_kb *kb, unsigned int mode,
+			  unsigned int imm)
+{
+	if (mode == PTO_SYNC_SOFT)
+		return pto_kb_syncall_soft(kb, imm, 12);
+	return pto_kb_syncall_hard(kb, (enum pto_sync_type)imm);
+}
+
 int pto_test_build_rounds(struct pto_device *dev,
 			  enum pto_core_type core_type,
 			  unsigned int mode,
@@ -380,7 +323,7 @@ int pto_test_build_rounds(struct pto_device *dev,
 	/* The documented pattern: cacheinvalid + fence, syncall, cacheinvalid. */
 	pto_kb_cacheinvalid(kb);
 	pto_kb_fence(kb);
-	pto_test_kb_syncall(kb, mode, 12, sync_imm);
+	rounds_syncall(kb, mode, sync_imm);
 	pto_kb_cacheinvalid(kb);
 	for (r = 0; r < nrows; r++) {
 		pto_kb_ldi(kb, 7, r);
@@ -395,11 +338,18 @@ int pto_test_build_rounds(struct pto_device *dev,
 		pto_kb_endloop(kb);
 	}
 	pto_kb_fence(kb);
-	pto_test_kb_syncall(kb, mode, 12, sync_imm);
+	rounds_syncall(kb, mode, sync_imm);
 	pto_kb_endloop(kb);
 	pto_kb_gst(kb, 1, 3, 0, 2);
 	pto_kb_end(kb);
-	return pto_test_kb_upload(dev, core_type, kb, out, NULL, err, len);
+	ret = pto_kb_finish(kb, out);
+	if (ret)
+		snprintf(err, len, "%s (%s)", pto_kb_error(kb),
+			 pto_strerror(ret));
+	else if (len)
+		err[0] = '\0';
+	pto_kb_free(kb);
+	return ret;
 }
 
 int32_t pto_test_round_val(unsigned int rounds, unsigned int row,
