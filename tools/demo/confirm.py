@@ -3,15 +3,35 @@
 
 Reads the swimlanes (*.trace.json) and graphs (*.deps.json) the examples
 wrote in the VM (make demo, make check), and each example's exit status
-(examples.txt). For each technique, compares its slow and fast form:
+(examples.txt). For each technique, compares its slow and fast form
+(Documentation/techniques/*.rst, "How to confirm", says what each check
+requires and what it cannot see in today's trace):
 
-  mixed     two abutting bars become one task whose AIC and AIV spans overlap
-  SPMD      N deps.json nodes become one; one task occupies many lanes at once
-  predicate the skipped task is in the graph and occupies no core lane
-  early     the [producer end -> consumer start] gaps on the critical path
-            shrink; task count and graph shape unchanged
-  syncall   one task where there were two, and no scheduler round trip
-            (dependency edge) between the halves
+  mixed     two tasks whose bars abut (AIC, then AIV) become one MIX task;
+            each block is one AIC unit and its cluster's AIV unit(s),
+            placed together, each AIV bar starting before the AIC bar
+            ends, and less than half of each AIV bar after it (timing)
+  SPMD      N single-block tasks become one task of N blocks, one bar per
+            block, held by more than one DISTINCT lane at once (each from
+            its dispatch to its end); dispatches N -> 1; the distinct
+            lanes running at once (start to end) are reported
+  predicate a SKIPPED task is in the graph, has a predicate, and was never
+            dispatched: no bar and no dispatch slice, only a skip marker;
+            every other task ran; the graph keeps its shape
+  early     the same graph flagged: staged units (none unflagged), each
+            released after its producer ended; the producer end ->
+            consumer start gaps shrink by a quarter at least (timing); the
+            consumers' dispatch -> start is reported
+  syncall   one task where there were two with an edge; each syncall form
+            is one SYNC_START task, one bar per block on distinct lanes (a
+            HARD one on every lane of its type), all placed before any
+            ended, and no block ended before the last one started (the
+            barrier held them)
+
+A check is structural (enforced always) or timing (enforced unless
+--timing report, the default with --tap: make check runs the debug kernel,
+whose timing is not held against the technique; a timing check that fails
+there is reported as a TAP TODO).
 
 Prints a table (technique, form, dispatches, tasks, makespan, confirm, result)
 and exits non-zero if any check fails. With --tap, prints TAP instead.
@@ -22,6 +42,14 @@ import json
 import os
 import statistics
 import sys
+
+# Timestamps are printed with three decimals: equal within this, in us.
+EPS = 0.002
+# Early resolve: the flagged chain's median producer end -> consumer start
+# gap must be at most this fraction of the unflagged one's.
+EARLY_GAIN = 0.75
+# Mixed: the share of an AIV bar that may lie after its AIC bar's end.
+MIXED_TAIL = 0.5
 
 
 class Run:
@@ -36,15 +64,21 @@ class Run:
         ev = self.trace['traceEvents']
         self.bars = [e for e in ev if e.get('ph') == 'X']
         self.marks = [e for e in ev if e.get('ph') == 'i']
-        lanes = {e['tid']: e['args']['name'] for e in ev
-                 if e.get('ph') == 'M' and e.get('name') == 'thread_name'}
-        self.lane_name = lanes
+        self.slices = [e for e in ev if e.get('ph') == 'b']
+        self.lane_name = {e['tid']: e['args']['name'] for e in ev
+                          if e.get('ph') == 'M' and e.get('name') == 'thread_name'}
 
     def tasks(self):
         return len(self.deps['tasks'])
 
+    def task(self, idx):
+        return self.deps['tasks'][idx]
+
     def edges(self):
         return len(self.deps['edges'])
+
+    def preds(self, idx):
+        return [e['pred'] for e in self.deps['edges'] if e['succ'] == idx]
 
     def dispatched(self):
         return len({b['args']['graph_index'] for b in self.bars})
@@ -53,46 +87,65 @@ class Run:
         if not self.bars:
             return 0.0
         start = min(b['args']['dispatch_us'] for b in self.bars)
-        end = max(b['ts'] + b['dur'] for b in self.bars)
+        end = max(end_of(b) for b in self.bars)
         return end - start
 
     def bars_of(self, idx):
         return [b for b in self.bars if b['args']['graph_index'] == idx]
 
-    def lanes_at_once(self, idx):
-        """Most lanes one task occupies at the same instant (a core is the
-        block's from its dispatch to its end)."""
+    def lane(self, b):
+        return self.lane_name.get(b['tid'], '?')
+
+    def lanes_of_type(self, kind):
+        return sum(1 for n in self.lane_name.values() if n.startswith(kind + '_'))
+
+    def first_start(self, idx):
+        return min(b['ts'] for b in self.bars_of(idx))
+
+    def last_end(self, idx):
+        return max(end_of(b) for b in self.bars_of(idx))
+
+    def lanes_at_once(self, idx, since='start'):
+        """Most DISTINCT lanes holding one task's bars at the same instant:
+        since='start' counts a bar from its start (running), 'dispatch'
+        from its dispatch_us (the core is the block's from its placement).
+        Blocks queued on one lane count once."""
         pts = []
         for b in self.bars_of(idx):
-            pts.append((b['args']['dispatch_us'], 1))
-            pts.append((b['ts'] + b['dur'], -1))
+            t0 = b['args']['dispatch_us'] if since == 'dispatch' else b['ts']
+            pts.append((t0, 1, b['tid']))
+            pts.append((end_of(b), -1, b['tid']))
+        # An end and a start at the same instant are not "at once".
         pts.sort(key=lambda p: (p[0], p[1]))
-        cur = best = 0
-        for _, d in pts:
-            cur += d
-            best = max(best, cur)
+        held = {}
+        best = 0
+        for _, d, tid in pts:
+            held[tid] = held.get(tid, 0) + d
+            best = max(best, sum(1 for n in held.values() if n > 0))
         return best
 
-    def span(self, idx, core):
-        bars = [b for b in self.bars_of(idx)
-                if self.lane_name[b['tid']].startswith(core)]
-        if not bars:
-            return None
-        return (min(b['ts'] for b in bars),
-                max(b['ts'] + b['dur'] for b in bars))
+    def dispatch_slices_of(self, idx):
+        """The 'dispatch to start' slices of a task (id "d<I>_<unit>")."""
+        pre = 'd%d_' % idx
+        return [s for s in self.slices if str(s.get('id', '')).startswith(pre)]
 
     def chain_gaps(self):
         """[producer end -> consumer start] per edge, in microseconds."""
         gaps = []
         for e in self.deps['edges']:
-            p, c = self.bars_of(e['pred']), self.bars_of(e['succ'])
-            if p and c:
-                gaps.append(min(b['ts'] for b in c) -
-                            max(b['ts'] + b['dur'] for b in p))
+            if self.bars_of(e['pred']) and self.bars_of(e['succ']):
+                gaps.append(self.first_start(e['succ']) - self.last_end(e['pred']))
         return gaps
 
+    def staged_bars(self):
+        return [b for b in self.bars if b['args'].get('staged')]
+
     def staged(self):
-        return sum(1 for b in self.bars if b['args'].get('staged'))
+        return len(self.staged_bars())
+
+
+def end_of(b):
+    return b['ts'] + b['dur']
 
 
 def load(d, name):
@@ -107,100 +160,361 @@ def find(d, pattern):
     return Run(hits[0][:-len('.trace.json')]) if hits else None
 
 
+class Verdict:
+    """A technique's check: what was seen, what failed (structural), and
+    what failed of its timing."""
+
+    def __init__(self):
+        self.facts = []
+        self.problems = []
+        self.timing_problems = []
+        self.timed = False
+
+    def need(self, cond, text):
+        if not cond:
+            self.problems.append(text)
+        return cond
+
+    def timing(self, cond, text):
+        self.timed = True
+        if not cond:
+            self.timing_problems.append(text)
+        return cond
+
+    def fact(self, text):
+        self.facts.append(text)
+
+    def missing(self, *runs):
+        self.problems.append('runs missing: ' + ', '.join(runs))
+        return self
+
+    def ok(self):
+        return not self.problems
+
+    def timing_ok(self):
+        return None if not self.timed else not self.timing_problems
+
+    def text(self):
+        parts = []
+        if self.problems:
+            parts.append('FAILED: ' + '; '.join(self.problems))
+        if self.timing_problems:
+            parts.append('TIMING FAILED: ' + '; '.join(self.timing_problems))
+        parts += self.facts
+        return '; '.join(parts)
+
+
+def dependencies_held(v, run, what):
+    """Every consumer starts after each of its producers' bars ended."""
+    for e in run.deps['edges']:
+        p, c = run.bars_of(e['pred']), run.bars_of(e['succ'])
+        if p and c:
+            v.need(run.first_start(e['succ']) >= run.last_end(e['pred']) - EPS,
+                   '%s: task %d starts before its producer %d ended' %
+                   (what, e['succ'], e['pred']))
+
+
+def verdict_spmd(per, spmd):
+    v = Verdict()
+    if not (per and spmd):
+        return v.missing('spmd_add.per_block_tasks', 'spmd_add.spmd_blocks')
+    v.need(per.tasks() > 1, 'per-block form: %d tasks, want more than 1' % per.tasks())
+    v.need(all(t['block_num'] == 1 for t in per.deps['tasks']),
+           'per-block form: a task of more than one block')
+    if not v.need(spmd.tasks() == 1, 'SPMD form: %d tasks, want 1' % spmd.tasks()):
+        return v
+    n = spmd.task(0)['block_num']
+    bars = spmd.bars_of(0)
+    blocks = sorted(b['args']['block'] for b in bars)
+    v.need(n > 1 and blocks == list(range(n)),
+           'SPMD form: %d bars (%d distinct blocks), want one bar for each of %d blocks' %
+           (len(blocks), len(set(blocks)), n))
+    lanes = len({b['tid'] for b in bars})
+    held = spmd.lanes_at_once(0, 'dispatch')
+    running = spmd.lanes_at_once(0, 'start')
+    v.need(lanes > 1, 'SPMD form: all %d blocks on one lane' % len(bars))
+    v.need(held > 1, 'SPMD form: at most %d distinct lane(s) held at once '
+           '(dispatch to end): the blocks were placed one at a time' % held)
+    v.need(spmd.dispatched() == 1 and per.dispatched() > 1,
+           'dispatches %d -> %d, want N -> 1' % (per.dispatched(), spmd.dispatched()))
+    # Reported, not held: a VM's core workers may pick the blocks up one
+    # after the other (a debian-6.12 run of make check had 1).
+    v.fact('%d tasks -> 1 task of %d blocks on %d lanes; %d distinct lanes held at once '
+           '(%d running at once); dispatches %d -> %d' %
+           (per.tasks(), n, lanes, held, running, per.dispatched(), spmd.dispatched()))
+    return v
+
+
+def core_index(name):
+    try:
+        return int(name.split('_', 1)[1])
+    except (IndexError, ValueError):
+        return -1
+
+
+def verdict_mixed(two, mixed):
+    v = Verdict()
+    if not (two and mixed):
+        return v.missing('matmul_bias.two_tasks', 'matmul_bias.*mixed_up_down')
+    # The two-task form: a cube task, then, past its edge, a vector task.
+    if v.need(two.tasks() == 2 and two.edges() == 1 and
+              two.bars_of(0) and two.bars_of(1),
+              'two-task form: %d tasks, %d edges, want 2 tasks that ran and 1 edge' %
+              (two.tasks(), two.edges())):
+        v.need(all(two.lane(b).startswith('AIC') for b in two.bars_of(0)) and
+               all(two.lane(b).startswith('AIV') for b in two.bars_of(1)),
+               'two-task form: want task 0 on AIC lanes and task 1 on AIV lanes')
+        v.need(two.first_start(1) >= two.last_end(0) - EPS,
+               'two-task form: the AIV bar starts before the AIC bar ends')
+    if not v.need(mixed.tasks() == 1 and mixed.edges() == 0,
+                  'mixed form: %d tasks, %d edges, want 1 task, no edge' %
+                  (mixed.tasks(), mixed.edges())):
+        return v
+    t = mixed.task(0)
+    v.need(t.get('shape') == 'MIX', 'mixed form: shape %s, want MIX' % t.get('shape'))
+    want_aiv = 2 if t.get('split_mode') == 'UP_DOWN' else 1
+    worst, tail_us = 0.0, 0.0
+    for blk in range(t['block_num']):
+        units = [b for b in mixed.bars_of(0) if b['args']['block'] == blk]
+        aic = [b for b in units if mixed.lane(b).startswith('AIC')]
+        aiv = [b for b in units if mixed.lane(b).startswith('AIV')]
+        if not v.need(len(aic) == 1 and len(aiv) == want_aiv,
+                      'block %d: %d AIC and %d AIV bars, want 1 and %d (split %s)' %
+                      (blk, len(aic), len(aiv), want_aiv, t.get('split_mode'))):
+            continue
+        c, cl = aic[0], core_index(mixed.lane(aic[0]))
+        v.need(all(core_index(mixed.lane(b)) in (2 * cl, 2 * cl + 1) for b in aiv),
+               'block %d: AIV bars on %s, not on the cluster of AIC_%d' %
+               (blk, ', '.join(mixed.lane(b) for b in aiv), cl))
+        v.need(max(b['args']['dispatch_us'] for b in units) <=
+               min(end_of(b) for b in units) + EPS,
+               'block %d: a unit placed after another ended: the cluster '
+               'was not placed as a whole' % blk)
+        v.need(all(b['ts'] < end_of(c) for b in aiv),
+               'block %d: an AIV bar starts after the AIC bar ended' % blk)
+        for b in aiv:
+            after = max(0.0, end_of(b) - max(end_of(c), b['ts']))
+            share = after / b['dur'] if b['dur'] > 0 else 1.0
+            if share >= worst:
+                worst, tail_us = share, after
+            v.timing(share < MIXED_TAIL,
+                     'block %d: %.0f%% of the %s bar lies after the AIC bar ends: '
+                     'the engines ran one after the other' %
+                     (blk, 100 * share, mixed.lane(b)))
+    vec = [b['dur'] for b in two.bars_of(1)] if two.tasks() == 2 else []
+    v.fact('2 tasks -> 1 MIX task, %d block(s) on AIC + %d AIV each; '
+           'at most %.0f%% of an AIV bar after its AIC bar (%.1f us; the two-task '
+           'vector bar: %s us)' % (t['block_num'], want_aiv, 100 * worst, tail_us,
+                                   '%.1f' % max(vec) if vec else '-'))
+    return v
+
+
+def skipped_never_dispatched(v, run, what):
+    """Each SKIPPED task has a predicate, no bar, no dispatch slice, and a
+    skip marker on the scheduler lane. Returns the number of them."""
+    skipped = [t['id'] for t in run.deps['tasks'] if t['status'] == 'SKIPPED']
+    for i in skipped:
+        v.need(run.task(i)['flags'].get('predicate') is not None,
+               '%s: task %d SKIPPED without a predicate' % (what, i))
+        v.need(not run.bars_of(i) and not run.dispatch_slices_of(i),
+               '%s: skipped task %d was dispatched to a core (%s)' %
+               (what, i, ', '.join(sorted({run.lane(b) for b in run.bars_of(i)})) or
+                'a dispatch slice'))
+        v.need(any(m['args'].get('graph_index') == i and m.get('cat') == 'skip' and
+                   m.get('tid') == 0 and m['args'].get('status') == 'SKIPPED'
+                   for m in run.marks),
+               '%s: skipped task %d has no skip marker on the scheduler lane' % (what, i))
+    v.need(run.dispatched() == run.tasks() - len(skipped),
+           '%s: %d tasks dispatched, want %d (all but the %d skipped)' %
+           (what, run.dispatched(), run.tasks() - len(skipped), len(skipped)))
+    return len(skipped)
+
+
+def verdict_predicate(plain, moe, g0, g1):
+    v = Verdict()
+    if not (plain and moe and g0 and g1):
+        return v.missing('moe.self-checking_experts', 'moe.predicated_experts',
+                         'gated.gate_0', 'gated.gate_1')
+    n0 = skipped_never_dispatched(v, g0, 'gate 0')
+    v.need(n0 > 0, 'gate 0: no SKIPPED task')
+    v.need(skipped_never_dispatched(v, g1, 'gate 1') == 0, 'gate 1: a task was skipped')
+    v.need(g0.tasks() == g1.tasks() and g0.edges() == g1.edges(),
+           'gate 0 and gate 1 differ in shape')
+    nm = skipped_never_dispatched(v, moe, 'predicated MoE')
+    v.need(nm > 0, 'predicated MoE: no expert skipped')
+    v.need(skipped_never_dispatched(v, plain, 'ungated MoE') == 0,
+           'ungated MoE: a task was skipped')
+    v.need(plain.tasks() == moe.tasks(), 'the MoE forms differ in task count')
+    v.fact('gate 0: %d of %d tasks skipped%s; MoE: %d of %d experts skipped, '
+           'dispatches %d -> %d' %
+           (n0, g0.tasks(), ', never dispatched (no bar, no dispatch slice, a skip '
+            'marker)' if v.ok() else '', nm, moe.tasks() - 1, plain.dispatched(),
+            moe.dispatched()))
+    return v
+
+
+def median_or(vals, default=0.0):
+    return statistics.median(vals) if vals else default
+
+
+def verdict_early(off, on):
+    v = Verdict()
+    if not (off and on):
+        return v.missing('early_resolve.unflagged', 'early_resolve.flagged')
+    v.need(off.tasks() == on.tasks() and off.edges() == on.edges(),
+           'the graph changed shape: %d/%d tasks, %d/%d edges' %
+           (off.tasks(), on.tasks(), off.edges(), on.edges()))
+    v.need(any(t['flags'].get('early_resolve') for t in on.deps['tasks']),
+           'flagged run: no task flagged early_resolve')
+    v.need(not any(t['flags'].get('early_resolve') for t in off.deps['tasks']),
+           'unflagged run: a task flagged early_resolve')
+    v.need(off.staged() == 0, 'unflagged run: %d staged units' % off.staged())
+    v.need(on.staged() > 0, 'flagged run: no staged unit (staging did not happen)')
+    dependencies_held(v, off, 'unflagged run')
+    dependencies_held(v, on, 'flagged run')
+    for b in on.staged_bars():
+        i = b['args']['graph_index']
+        pr = [p for p in on.preds(i) if on.bars_of(p)]
+        if v.need(pr, 'flagged run: staged task %d has no producer that ran' % i):
+            v.need(b['args']['dispatch_us'] >= max(on.last_end(p) for p in pr) - EPS,
+                   'flagged run: staged task %d released before its producer ended' % i)
+    g_off, g_on = median_or(off.chain_gaps()), median_or(on.chain_gaps())
+    consumers = {e['succ'] for e in off.deps['edges']}
+    d_off = median_or([b['ts'] - b['args']['dispatch_us'] for b in off.bars
+                       if b['args']['graph_index'] in consumers])
+    d_on = median_or([b['ts'] - b['args']['dispatch_us'] for b in on.staged_bars()],
+                     float('nan'))
+    v.timing(g_on <= EARLY_GAIN * g_off,
+             'median producer end -> consumer start %.1f -> %.1f us, want at most %.0f%%' %
+             (g_off, g_on, 100 * EARLY_GAIN))
+    v.fact('median producer end -> consumer start %.1f -> %.1f us; dispatch -> start '
+           '%.1f -> %.1f us (a staged unit\'s dispatch_us is its release); %d of %d '
+           'consumers staged; same shape' %
+           (g_off, g_on, d_off, d_on, len({b['args']['graph_index'] for b in on.staged_bars()}),
+            len(consumers)))
+    return v
+
+
+def syncall_form(v, run, what, hard):
+    if not v.need(run.tasks() == 1 and run.edges() == 0,
+                  '%s: %d tasks, %d edges, want 1 task and no edge (no scheduler '
+                  'round trip between the halves)' % (what, run.tasks(), run.edges())):
+        return None
+    t = run.task(0)
+    n = t['block_num']
+    bars = run.bars_of(0)
+    v.need(t['flags'].get('sync_start'), '%s: not SYNC_START' % what)
+    blocks = sorted(b['args']['block'] for b in bars)
+    if not v.need(blocks == list(range(n)),
+                  '%s: %d bars (%d distinct blocks) for %d blocks, want one bar per '
+                  'block (a block dispatched twice went back through the scheduler)' %
+                  (what, len(blocks), len(set(blocks)), n)):
+        return None
+    lanes = len({b['tid'] for b in bars})
+    v.need(lanes == n, '%s: %d blocks on %d lanes' % (what, n, lanes))
+    if hard:
+        kind = 'AIC' if t.get('shape') in ('AIC', 'MIX') else 'AIV'
+        cores = run.lanes_of_type(kind)
+        v.need(n == cores, '%s: %d blocks, want one on each of the %d %s cores' %
+               (what, n, cores, kind))
+    first_end = min(end_of(b) for b in bars)
+    v.need(max(b['args']['dispatch_us'] for b in bars) <= first_end + EPS,
+           '%s: a block placed after another ended: not resident at once' % what)
+    last_start = max(b['ts'] for b in bars)
+    v.need(first_end >= last_start - EPS,
+           '%s: a block ended %.1f us before the last one started: the barrier '
+           'did not hold it' % (what, last_start - first_end))
+    return n, lanes, first_end - last_start
+
+
+def verdict_syncall(two, hard, soft):
+    v = Verdict()
+    if not (two and hard and soft):
+        return v.missing('barrier.two_tasks', 'barrier.HARD_syncall', 'barrier.SOFT_syncall')
+    gap = None
+    if v.need(two.tasks() == 2 and two.edges() == 1 and two.bars_of(0) and two.bars_of(1),
+              'two-task form: %d tasks, %d edges, want 2 tasks that ran and 1 edge' %
+              (two.tasks(), two.edges())):
+        gap = two.first_start(1) - two.last_end(0)
+        v.need(gap >= -EPS, 'two-task form: phase 2 starts before phase 1 ended')
+    h = syncall_form(v, hard, 'HARD', True)
+    s = syncall_form(v, soft, 'SOFT', False)
+    v.fact('2 tasks + 1 edge (round trip %s us) -> 1 task, no edge; %s; %s' % (
+        '%.1f' % gap if gap is not None else '-',
+        'HARD: %d blocks on %d lanes, the first end %.1f us after the last start' % h
+        if h else 'HARD: -',
+        'SOFT: %d blocks on %d lanes, the first end %.1f us after the last start' % s
+        if s else 'SOFT: -'))
+    return v
+
+
 class Report:
-    def __init__(self, examples):
+    def __init__(self, examples, enforce_timing):
         self.rows = []
         self.examples = examples
+        self.enforce_timing = enforce_timing
 
     def result(self, example):
         rc = self.examples.get(example)
         return 'PASS' if rc == 0 else ('missing' if rc is None else 'FAIL')
 
-    def add(self, tech, form, run, confirm, ok, example):
+    def add(self, tech, form, run, v, example):
+        timing_ok = v.timing_ok()
         self.rows.append({
             'technique': tech, 'form': form,
             'dispatches': run.dispatched() if run else '-',
             'tasks': run.tasks() if run else '-',
             'makespan_us': round(run.makespan_us(), 1) if run else '-',
-            'confirm': confirm, 'confirm_ok': ok,
+            'confirm': v.text(),
+            'structure_ok': v.ok(), 'timing_ok': timing_ok,
+            'confirm_ok': v.ok() and (timing_ok is not False or not self.enforce_timing),
             'result': self.result(example),
         })
 
 
 def check_spmd(d, rep):
     per, spmd = load(d, 'spmd_add.per_block_tasks'), load(d, 'spmd_add.spmd_blocks')
-    ok = bool(per and spmd) and per.tasks() > 1 and spmd.tasks() == 1 and \
-        spmd.lanes_at_once(0) > 1
-    why = ('%s nodes -> %s; one task on %s lanes at once' %
-           (per.tasks(), spmd.tasks(), spmd.lanes_at_once(0))) if per and spmd else 'runs missing'
-    rep.add('SPMD', 'per-block tasks', per, why, ok, 'spmd_add')
-    rep.add('SPMD', 'one SPMD task', spmd, why, ok, 'spmd_add')
+    v = verdict_spmd(per, spmd)
+    rep.add('SPMD', 'per-block tasks', per, v, 'spmd_add')
+    rep.add('SPMD', 'one SPMD task', spmd, v, 'spmd_add')
 
 
 def check_mixed(d, rep):
     two = load(d, 'matmul_bias.two_tasks')
     mixed = find(d, 'matmul_bias.*mixed_up_down') or find(d, 'matmul_bias.*mixed_none')
-    ok, why = False, 'runs missing'
-    if two and mixed:
-        a, v = mixed.span(0, 'AIC'), mixed.span(0, 'AIV')
-        t0, t1 = two.span(0, 'AIC'), two.span(1, 'AIV')
-        overlap = bool(a and v and v[0] < a[1])
-        abut = bool(t0 and t1 and t1[0] >= t0[1])
-        ok = two.tasks() == 2 and mixed.tasks() == 1 and overlap and abut
-        why = '2 abutting bars -> 1 task, AIC/AIV spans overlap: %s' % overlap
-    rep.add('mixed kernel', 'two tasks', two, why, ok, 'matmul_bias')
-    rep.add('mixed kernel', 'one mixed task', mixed, why, ok, 'matmul_bias')
+    v = verdict_mixed(two, mixed)
+    rep.add('mixed kernel', 'two tasks', two, v, 'matmul_bias')
+    rep.add('mixed kernel', 'one mixed task', mixed, v, 'matmul_bias')
 
 
 def check_predicate(d, rep):
     plain = load(d, 'moe.self-checking_experts')
     moe = load(d, 'moe.predicated_experts')
     g0, g1 = load(d, 'gated.gate_0'), load(d, 'gated.gate_1')
-    ok, why = False, 'runs missing'
-    if g0 and g1:
-        skipped = [t['id'] for t in g0.deps['tasks'] if t['status'] == 'SKIPPED']
-        on_lane = any(g0.bars_of(i) for i in skipped)
-        marked = any(m['args']['graph_index'] in skipped for m in g0.marks)
-        ok = bool(skipped) and not on_lane and marked and \
-            g0.tasks() == g1.tasks() and g1.dispatched() == g1.tasks()
-        why = 'skipped task in graph (%d nodes), on no core lane, marked: %s' % (
-            g0.tasks(), marked)
-    if plain and moe:
-        ok = ok and plain.tasks() == moe.tasks() and moe.dispatched() < plain.dispatched()
-    rep.add('predicate', 'ungated (MoE)', plain, why, ok, 'moe')
-    rep.add('predicate', 'predicated (MoE)', moe, why, ok, 'moe')
-    rep.add('predicate', 'gate 0', g0, why, ok, 'gated')
-    rep.add('predicate', 'gate 1', g1, why, ok, 'gated')
-
-
-STRICT_TIMING = True
+    v = verdict_predicate(plain, moe, g0, g1)
+    rep.add('predicate', 'ungated (MoE)', plain, v, 'moe')
+    rep.add('predicate', 'predicated (MoE)', moe, v, 'moe')
+    rep.add('predicate', 'gate 0', g0, v, 'gated')
+    rep.add('predicate', 'gate 1', g1, v, 'gated')
 
 
 def check_early(d, rep):
     off, on = load(d, 'early_resolve.unflagged'), load(d, 'early_resolve.flagged')
-    ok, why = False, 'runs missing'
-    if off and on:
-        g_off = statistics.median(off.chain_gaps() or [0])
-        g_on = statistics.median(on.chain_gaps() or [0])
-        same = off.tasks() == on.tasks() and off.edges() == on.edges()
-        ok = same and on.staged() > 0 and (g_on <= g_off or not STRICT_TIMING)
-        why = 'median end->start gap %.1f -> %.1f us, %d staged, same shape: %s' % (
-            g_off, g_on, on.staged(), same)
-    rep.add('early resolve', 'unflagged chain', off, why, ok, 'early_resolve')
-    rep.add('early resolve', 'flagged chain', on, why, ok, 'early_resolve')
+    v = verdict_early(off, on)
+    rep.add('early resolve', 'unflagged chain', off, v, 'early_resolve')
+    rep.add('early resolve', 'flagged chain', on, v, 'early_resolve')
 
 
 def check_syncall(d, rep):
     two = load(d, 'barrier.two_tasks')
     hard, soft = load(d, 'barrier.HARD_syncall'), load(d, 'barrier.SOFT_syncall')
-    ok, why = False, 'runs missing'
-    if two and hard and soft:
-        ok = two.tasks() == 2 and two.edges() == 1 and hard.tasks() == 1 and \
-            soft.tasks() == 1 and hard.edges() == 0 and soft.edges() == 0
-        why = '2 tasks + 1 scheduler round trip -> 1 task, none'
-    rep.add('syncall', 'two tasks', two, why, ok, 'barrier')
-    rep.add('syncall', 'HARD syncall', hard, why, ok, 'barrier')
-    rep.add('syncall', 'SOFT syncall', soft, why, ok, 'barrier')
+    v = verdict_syncall(two, hard, soft)
+    rep.add('syncall', 'two tasks', two, v, 'barrier')
+    rep.add('syncall', 'HARD syncall', hard, v, 'barrier')
+    rep.add('syncall', 'SOFT syncall', soft, v, 'barrier')
+
+
+CHECKS = (check_mixed, check_spmd, check_predicate, check_early, check_syncall)
 
 
 def validate_trace(path):
@@ -227,11 +541,12 @@ def validate_trace(path):
         missing = [k for k in need[ph] if k not in e]
         if missing:
             bad.append('%s event without %s' % (ph, ', '.join(missing)))
+            continue
         if ph == 'X':
             for k in ('task_id', 'block', 'status', 'dispatch_us', 'receive_us', 'finish_us'):
                 if k not in e['args']:
                     bad.append('bar without args.%s' % k)
-            if e['dur'] < 0 or e['args']['dispatch_us'] > e['ts'] + 1e-3:
+            if e['dur'] < 0 or e['args'].get('dispatch_us', 0) > e['ts'] + 1e-3:
                 bad.append('bar %s: dispatch after start or negative duration' % e['name'])
             lanes.setdefault((e['pid'], e['tid']), []).append(e)
     for lane, bars in lanes.items():
@@ -242,54 +557,75 @@ def validate_trace(path):
     return bad
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument('dir')
-    ap.add_argument('--tap', action='store_true')
-    args = ap.parse_args()
-    global STRICT_TIMING
-    # make check must not fail on timing: there the gap is reported only.
-    STRICT_TIMING = not args.tap
+def run_checks(d, enforce_timing=True):
+    """Every technique's rows, then one row per swimlane of d."""
     examples = {}
     try:
-        for line in open(os.path.join(args.dir, 'examples.txt')):
+        for line in open(os.path.join(d, 'examples.txt')):
             name, rc = line.split()
             examples[name] = int(rc)
     except OSError:
         pass
-    rep = Report(examples)
-    for check in (check_mixed, check_spmd, check_predicate, check_early, check_syncall):
+    rep = Report(examples, enforce_timing)
+    for check in CHECKS:
         try:
-            check(args.dir, rep)
-        except (OSError, ValueError, KeyError) as e:
+            check(d, rep)
+        except (OSError, ValueError, KeyError, TypeError, IndexError) as e:
             rep.rows.append({'technique': check.__name__, 'form': '-', 'dispatches': '-',
-                             'tasks': '-', 'makespan_us': '-', 'confirm': 'error: %s' % e,
+                             'tasks': '-', 'makespan_us': '-', 'confirm': 'error: %r' % e,
+                             'structure_ok': False, 'timing_ok': None,
                              'confirm_ok': False, 'result': '-'})
-    for path in sorted(glob.glob(os.path.join(args.dir, '*.trace.json'))):
+    for path in sorted(glob.glob(os.path.join(d, '*.trace.json'))):
         problems = validate_trace(path)
         rep.rows.append({'technique': 'swimlane', 'form': os.path.basename(path),
                          'dispatches': '-', 'tasks': '-', 'makespan_us': '-',
                          'confirm': '; '.join(problems[:3]) or 'well formed',
+                         'structure_ok': not problems, 'timing_ok': None,
                          'confirm_ok': not problems, 'result': 'PASS'})
-    failed = [r for r in rep.rows if not r['confirm_ok'] or r['result'] != 'PASS']
-    if args.tap:
-        print('1..%d' % len(rep.rows))
-        for i, r in enumerate(rep.rows, 1):
+    return rep.rows
+
+
+def print_tap(rows):
+    print('1..%d' % len(rows))
+    for i, r in enumerate(rows, 1):
+        name = '%s: %s' % (r['technique'], r['form'])
+        if r['confirm_ok'] and r['result'] == 'PASS' and r['timing_ok'] is False:
+            # Timing not enforced here (make check: the debug kernel).
+            print('not ok %d %s # TODO timing not enforced here' % (i, name))
+        else:
             good = r['confirm_ok'] and r['result'] == 'PASS'
-            print('%s %d %s: %s' % ('ok' if good else 'not ok', i, r['technique'], r['form']))
-            print('# %s; result: %s' % (r['confirm'], r['result']))
+            print('%s %d %s' % ('ok' if good else 'not ok', i, name))
+        print('# %s; result: %s' % (r['confirm'], r['result']))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('dir')
+    ap.add_argument('--tap', action='store_true',
+                    help='TAP output, exit 0 (make check); timing reported only')
+    ap.add_argument('--timing', choices=('enforce', 'report'),
+                    help='hold the timing checks against the run (default: enforce, '
+                    'report with --tap)')
+    args = ap.parse_args()
+    enforce = (args.timing or ('report' if args.tap else 'enforce')) == 'enforce'
+    rows = run_checks(args.dir, enforce)
+    failed = [r for r in rows if not r['confirm_ok'] or r['result'] != 'PASS']
+    if args.tap:
+        print_tap(rows)
         return 0
     fmt = '%-14s %-18s %10s %6s %12s  %-7s %-7s %s'
     print(fmt % ('technique', 'form', 'dispatches', 'tasks', 'makespan_us',
                  'confirm', 'result', 'how confirmed'))
-    for r in rep.rows:
+    for r in rows:
+        verdict = 'ok' if r['confirm_ok'] else 'FAIL'
+        if r['confirm_ok'] and r['timing_ok'] is False:
+            verdict = 'timing'
         print(fmt % (r['technique'], r['form'], r['dispatches'], r['tasks'],
-                     r['makespan_us'], 'ok' if r['confirm_ok'] else 'FAIL',
-                     r['result'], r['confirm']))
+                     r['makespan_us'], verdict, r['result'], r['confirm']))
     print('traces and graphs: %s/*.trace.json, *.deps.json (open the traces in '
           'https://ui.perfetto.dev)' % os.path.abspath(args.dir))
     with open(os.path.join(args.dir, 'summary.json'), 'w') as f:
-        json.dump(rep.rows, f, indent=1)
+        json.dump(rows, f, indent=1)
     return 1 if failed else 0
 
 
