@@ -12,16 +12,20 @@
  *
  * Three forms, each checked against the CPU total in every out[0, block]:
  *  - HARD: one SPMD task over every AIV (available_aiv_count(), sync_start)
- *    with a HARD AIV syncall between the phases;
+ *    with a HARD AIV syncall between the phases (pto_kb_syncall_hard());
  *  - SOFT: 20 blocks (partial occupancy), sync_start, a SOFT syncall on a
- *    zero-initialised 16 x int32 workspace with used_cores 20;
+ *    zero-initialised 16 x int32 workspace with used_cores 20
+ *    (pto_kb_syncall_soft());
  *  - split: the phases as two tasks, the second depending on the first.
  * x holds small integers, so every sum is exact in f32 and int32.
  *
- * The kernel builder has no SYNCALL emitter: the kernel is built with a
- * placeholder (LDI s31, magic) where the barrier goes, and the placeholder
- * is swapped for the SYNCALL instruction before pto_kernel_create_raw().
+ * Then HARD's occupancy rule: the HARD kernel launched one AIV short (a
+ * partial launch, which deadlocks real hardware: 507018) is refused twice,
+ * by pto_graph_add_task() (HardSyncallOccupancy) and, pushed straight into
+ * the queue, by the device at intake (INVALID, REASON_SYNCALL, detail: the
+ * block count it needs), without any block running.
  */
+#include <errno.h>
 #include <string.h>
 
 #include "example.h"
@@ -36,63 +40,6 @@ enum { ARG_X, ARG_ROWSUM, ARG_PARTIAL, ARG_OUT, ARG_WS };
 
 enum form { FORM_HARD, FORM_SOFT, FORM_SPLIT };
 enum phases { PHASE_1 = 1, PHASE_2 = 2, PHASE_BOTH = 3 };
-
-#define SYNC_MAGIC 0x5bcf000000000000LL
-#define SYNC_MASK 0x7fff000000000000LL
-#define SYNC_REG 31
-
-/* Placeholder of a SYNCALL: LDI s31 with the mode, s[a] and imm encoded. */
-static void kb_syncall(struct pto_kb *kb, unsigned int mode, unsigned int areg,
-		       unsigned int imm)
-{
-	pto_kb_ldi(kb, SYNC_REG,
-		   SYNC_MAGIC | (int64_t)mode << 16 | (int64_t)areg << 8 | imm);
-}
-
-/* Swap the placeholders for SYNCALLs and upload. */
-static struct pto_kernel *finish_with_syncalls(struct pto_device *dev,
-					       struct pto_kb *kb,
-					       const char *what)
-{
-	const struct pto_insn *insns;
-	const struct pto_tile_decl *tiles;
-	struct pto_insn *prog;
-	struct pto_kernel *k;
-	uint32_t n, nt, i;
-	char log[512];
-	int ret;
-
-	ret = pto_kb_program(kb, &insns, &n, &tiles, &nt);
-	if (ret)
-		ex_fail("kernel %s: %s", what, pto_kb_error(kb));
-	prog = malloc(n * sizeof(*prog));
-	if (!prog)
-		ex_fail("kernel %s: out of memory", what);
-	memcpy(prog, insns, n * sizeof(*prog));
-	for (i = 0; i < n; i++) {
-		struct pto_insn *in = &prog[i];
-		int64_t v = in->imm;
-		uint8_t mode = (uint8_t)(v >> 16);
-
-		if (in->op != PTO_OP_LDI || in->dst != SYNC_REG ||
-		    (v & SYNC_MASK) != SYNC_MAGIC)
-			continue;
-		*in = (struct pto_insn){
-			.op = PTO_OP_SYNCALL,
-			.mode = mode,
-			/* SOFT: s[a] = used_cores; HARD: no register. */
-			.a = mode == PTO_SYNC_SOFT ? (uint8_t)(v >> 8) : 0,
-			.imm = v & 0xff,
-		};
-	}
-	ret = pto_kernel_create_raw(dev, PTO_CORE_AIV, prog, n, tiles, nt, log,
-				    sizeof(log), NULL, &k);
-	free(prog);
-	pto_kb_free(kb);
-	if (ret)
-		ex_fail("kernel %s: %s (%s)", what, log, pto_strerror(ret));
-	return k;
-}
 
 /*
  * Registers: s0 block, s1 blocks, s2 first row, s3 zero, s4 accumulator,
@@ -135,10 +82,10 @@ static struct pto_kernel *build(struct pto_device *dev, enum form form,
 		pto_kb_cacheinvalid(kb);
 		pto_kb_fence(kb);
 		if (form == FORM_HARD) {
-			kb_syncall(kb, PTO_SYNC_HARD, 0, PTO_SYNC_AIV);
+			pto_kb_syncall_hard(kb, PTO_SYNC_AIV);
 		} else {
 			pto_kb_arg(kb, 12, 0);
-			kb_syncall(kb, PTO_SYNC_SOFT, 12, ARG_WS);
+			pto_kb_syncall_soft(kb, ARG_WS, 12);
 		}
 		pto_kb_cacheinvalid(kb);
 	}
@@ -152,7 +99,7 @@ static struct pto_kernel *build(struct pto_device *dev, enum form form,
 		pto_kb_gst(kb, ARG_OUT, 3, 0, 4);
 	}
 	pto_kb_end(kb);
-	return finish_with_syncalls(dev, kb, what);
+	return ex_finish(kb, what);
 }
 
 struct bufs {
@@ -279,6 +226,84 @@ static void run_form(struct pto_device *dev, struct pto_queue *q,
 	free_bufs(&b);
 }
 
+/*
+ * The HARD kernel over every AIV but one. libpto refuses the task when it
+ * is built; the same entry pushed into the queue is refused by the device
+ * when it takes it. Neither runs a block.
+ */
+static void run_partial_hard(struct pto_device *dev, struct pto_queue *q)
+{
+	unsigned int need = pto_available_aiv_count(dev), blocks = need - 1;
+	struct pto_kernel *k = build(dev, FORM_HARD, PHASE_BOTH);
+	struct pto_tensor *args[4];
+	struct pto_task_desc d;
+	int64_t deadline = pto_time_ns() + EX_TIMEOUT_NS;
+	uint32_t consumed = 0;
+	uint64_t id = 0;
+	struct pto_graph *g;
+	struct pto_cqe c;
+	struct bufs b;
+	int ret, n;
+
+	alloc_bufs(dev, need, &b);
+	args[ARG_X] = b.x;
+	args[ARG_ROWSUM] = b.rowsum;
+	args[ARG_PARTIAL] = b.partial;
+	args[ARG_OUT] = b.out;
+	d = (struct pto_task_desc){
+		.name = "reduce_hard_partial",
+		.kernel_aiv = k,
+		.block_num = blocks,
+		.flags = PTO_TASK_SYNC_START,
+		.tensors = args,
+		.num_tensors = 4,
+	};
+
+	/* At build time: pto_graph_add_task() applies HardSyncallOccupancy. */
+	ex_check(pto_graph_new(dev, &g), "graph");
+	ret = pto_graph_add_task(g, &d);
+	if (ret != -EINVAL || !strstr(pto_graph_error(g), "HardSyncallOccupancy"))
+		ex_fail("HARD over %u of %u AIVs: pto_graph_add_task() returned %d (%s), want -EINVAL for HardSyncallOccupancy",
+			blocks, need, ret, pto_graph_error(g));
+	printf("  HARD partial: %u of %u AIVs refused by pto_graph_add_task(): %s\n",
+	       blocks, need, pto_graph_error(g));
+	pto_graph_free(g);
+
+	/* At intake: the device refuses the entry with REASON_SYNCALL. */
+	ex_check(pto_queue_push_task(q, &d), "push the partial HARD task");
+	ex_check(pto_queue_doorbell(q, 0, 0, &consumed, &id), "doorbell");
+	if (consumed != 1)
+		ex_fail("HARD partial: the doorbell took %u entries, want 1",
+			consumed);
+	for (;;) {
+		n = pto_queue_reap(q, &c, 1);
+		ex_check(n, "reap");
+		if (n)
+			break;
+		ret = pto_queue_wait(q, deadline);
+		if (ret && ret != -EINTR)
+			ex_fail("HARD partial: no completion: %s",
+				pto_strerror(ret));
+	}
+	if (c.task_id != id || !(c.info.flags & PTO_BLOCK_LAST) ||
+	    c.info.status != PTO_STATUS_INVALID ||
+	    c.info.reason != PTO_REASON_SYNCALL || c.info.detail != need ||
+	    (c.info.flags & PTO_BLOCK_RAN))
+		ex_fail("HARD partial: completion of task %llu: %s, reason %s, detail %llu, flags 0x%x; want task %llu INVALID, reason SYNCALL, detail %u, LAST, not RAN",
+			(unsigned long long)c.task_id,
+			pto_status_name(c.info.status),
+			pto_reason_name(c.info.reason),
+			(unsigned long long)c.info.detail, c.info.flags,
+			(unsigned long long)id, need);
+	printf("  HARD partial: %u of %u AIVs refused by the device at intake: %s, reason %s, detail %llu (the blocks it needs); no block ran\n",
+	       blocks, need, pto_status_name(c.info.status),
+	       pto_reason_name(c.info.reason),
+	       (unsigned long long)c.info.detail);
+	printf("PASS barrier HARD partial launch refused\n");
+	pto_kernel_free(k);
+	free_bufs(&b);
+}
+
 int main(void)
 {
 	struct pto_device *dev;
@@ -286,12 +311,12 @@ int main(void)
 
 	ex_name = "barrier";
 	(void)ex_print_blocks;
-	(void)ex_finish;
 	ex_check(pto_device_open(0, &dev), "open device 0");
 	ex_check(pto_queue_create(dev, 0, 0, &q), "queue");
 	run_form(dev, q, FORM_HARD);
 	run_form(dev, q, FORM_SOFT);
 	run_form(dev, q, FORM_SPLIT);
+	run_partial_hard(dev, q);
 	ex_check(pto_queue_destroy(q), "destroy queue");
 	pto_device_close(dev);
 	printf("PASS barrier\n");
