@@ -27,6 +27,11 @@ echo "=== PTO-SUITE unit render" >>"$hostlog"
 rc=0
 python3 "$here/../demo/test_render.py" >>"$hostlog" 2>&1 || rc=$?
 echo "=== PTO-END render rc=$rc" >>"$hostlog"
+# tools/demo/confirm.py: each check fails on its mutation (synthetic runs).
+echo "=== PTO-SUITE unit confirm" >>"$hostlog"
+rc=0
+python3 "$here/../demo/test_confirm.py" >>"$hostlog" 2>&1 || rc=$?
+echo "=== PTO-END confirm rc=$rc" >>"$hostlog"
 echo "=== PTO-DONE" >>"$hostlog"
 
 logs="host=$hostlog"

@@ -1,0 +1,466 @@
+#!/usr/bin/env python3
+"""Host test of tools/demo/confirm.py: every check is proven by a mutation; TAP.
+
+Writes, in the format of Documentation/swimlane.rst (what libpto/src/trace.c
+writes), a synthetic good run of every form make demo records, and checks
+that confirm.py passes them all. Then, for each technique, it breaks one
+form the way a broken device would (the engines serialized; SYNCALL a
+no-op, or two tasks; staging disabled; all SPMD blocks on one lane; a
+skipped task dispatched; ...) and checks that the technique's check fails
+while the others still pass. A timing failure must fail confirm.py's exit
+status by default (make demo) and show as a TAP TODO under --tap (make
+check). Mutations today's trace cannot show are listed as TODO lines that
+do not count against the run. Plain python3; exits non-zero on a failure.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CONFIRM = os.path.join(HERE, 'confirm.py')
+sys.dont_write_bytecode = True
+sys.path.insert(0, HERE)
+import confirm  # noqa: E402
+
+AIC, AIV = 24, 48   # the demo VM's cores
+
+
+class Graph:
+    """One run of a graph: tasks (deps.json) and their units (swimlane)."""
+
+    def __init__(self, aic=AIC, aiv=AIV):
+        self.aic, self.aiv = aic, aiv
+        self.tasks = []
+        self.edges = []
+        self.units = []     # (task, block, lane, dispatch, start, end, staged)
+        self.markers = True
+
+    def task(self, name, blocks=1, shape='AIV', deps=(), status='OK', early=False,
+             sync=False, predicate=False, split='none'):
+        i = len(self.tasks)
+        self.tasks.append({
+            'id': i, 'task_id': i + 1, 'name': name,
+            'kernels': {'aiv': 1 if shape != 'AIC' else 0,
+                        'aic': 2 if shape != 'AIV' else 0},
+            'block_num': blocks, 'shape': shape, 'status': status,
+            'flags': {'early_resolve': early, 'sync_start': sync,
+                      'predicate': {'operand': {'tensor': 0, 'index': [0, 0]},
+                                    'op': 'GT', 'literal': 0} if predicate else None},
+            'split_mode': split, 'tensors': []})
+        for p in deps:
+            self.edges.append({'pred': p, 'succ': i})
+        return i
+
+    def unit(self, task, block, lane, dispatch, start, end, staged=False):
+        self.units.append((task, block, lane, float(dispatch), float(start),
+                           float(end), staged))
+
+    def tid(self, lane):
+        kind, k = lane.split('_')
+        return 1 + int(k) if kind == 'AIC' else 1 + self.aic + int(k)
+
+    def events(self):
+        ev = [{'ph': 'M', 'pid': 1, 'name': 'process_name',
+               'args': {'name': 'pto_npu device 0'}}]
+        lanes = ['scheduler'] + ['AIC_%d' % k for k in range(self.aic)] + \
+            ['AIV_%d' % k for k in range(self.aiv)]
+        for tid, n in enumerate(lanes):
+            ev.append({'ph': 'M', 'pid': 1, 'tid': tid, 'name': 'thread_name',
+                       'args': {'name': n}})
+            ev.append({'ph': 'M', 'pid': 1, 'tid': tid, 'name': 'thread_sort_index',
+                       'args': {'sort_index': tid}})
+        flow = 0
+        for t in self.tasks:
+            i = t['id']
+            mine = [u for u in self.units if u[0] == i]
+            for k, (_, blk, lane, disp, start, end, staged) in enumerate(mine):
+                tid = self.tid(lane)
+                ev.append({'ph': 'X', 'pid': 1, 'tid': tid, 'name': t['name'],
+                           'cat': 'block,staged' if staged else 'block',
+                           'ts': start, 'dur': max(end - start, 0.001),
+                           'args': {'task_id': t['task_id'], 'graph_index': i,
+                                    'block': blk, 'unit': k, 'core': lane,
+                                    'shape': t['shape'], 'status': 'OK',
+                                    'staged': staged, 'dispatch_us': disp,
+                                    'receive_us': start, 'start_us': start,
+                                    'end_us': end, 'finish_us': end + 1.0}})
+                ev.append({'ph': 'b', 'pid': 1, 'tid': tid, 'cat': 'dispatch',
+                           'name': 'dispatch to start', 'id': 'd%d_%d' % (i, k),
+                           'ts': disp, 'args': {'task_id': t['task_id'], 'block': blk,
+                                                'staged': staged}})
+                ev.append({'ph': 'e', 'pid': 1, 'tid': tid, 'cat': 'dispatch',
+                           'name': 'dispatch to start', 'id': 'd%d_%d' % (i, k),
+                           'ts': start})
+            if not mine and self.markers:
+                skip = t['status'] == 'SKIPPED'
+                ev.append({'ph': 'i', 's': 't', 'pid': 1, 'tid': 0,
+                           'name': '%s %s' % ('skip' if skip else 'not run', t['name']),
+                           'cat': 'skip' if skip else 'not_run', 'ts': 0.0,
+                           'args': {'task_id': t['task_id'], 'graph_index': i,
+                                    'status': t['status']}})
+            for e in self.edges:
+                if e['succ'] != i:
+                    continue
+                frm = [u for u in self.units if u[0] == e['pred']]
+                if not (frm and mine):
+                    continue
+                a = max(frm, key=lambda u: u[5])
+                b = min(mine, key=lambda u: u[4])
+                flow += 1
+                ev.append({'ph': 's', 'pid': 1, 'tid': self.tid(a[2]), 'cat': 'dependency',
+                           'name': 'dependency', 'id': flow, 'ts': a[5] - 0.0005})
+                ev.append({'ph': 'f', 'bp': 'e', 'pid': 1, 'tid': self.tid(b[2]),
+                           'cat': 'dependency', 'name': 'dependency', 'id': flow,
+                           'ts': b[4]})
+        return ev
+
+    def write(self, d, name):
+        with open(os.path.join(d, name + '.trace.json'), 'w') as f:
+            json.dump({'displayTimeUnit': 'ns', 'traceEvents': self.events()}, f)
+        with open(os.path.join(d, name + '.deps.json'), 'w') as f:
+            json.dump({'tasks': self.tasks, 'tensors': [], 'edges': self.edges}, f)
+
+
+# --- good runs, one per form make demo records -------------------------------
+
+def mixed_two_tasks():
+    g = Graph()
+    mm = g.task('mm_store', shape='AIC')
+    add = g.task('add_bias', deps=[mm])
+    g.unit(mm, 0, 'AIC_0', 0, 10, 1000)
+    g.unit(add, 0, 'AIV_0', 1010, 1030, 1130)
+    return g
+
+
+def mixed_up_down(aiv=lambda s, e: (s + 5, e + 30), lanes=('AIV_0', 'AIV_1'),
+                  two_tasks=False):
+    """One MIX block: the AIC computes [10, 1000], the AIVs pop as it goes."""
+    if two_tasks:
+        return mixed_two_tasks()
+    g = Graph()
+    t = g.task('matmul_bias', shape='MIX', split='UP_DOWN')
+    g.unit(t, 0, 'AIC_0', 0, 10, 1000)
+    for k, lane in enumerate(lanes):
+        s, e = aiv(10 + k, 1000 + k)
+        g.unit(t, 0, lane, 0, s, e)
+    return g
+
+
+def spmd_per_block():
+    g = Graph()
+    for k in range(4):
+        t = g.task('add_block_%d' % k)
+        g.unit(t, 0, 'AIV_%d' % k, 100 * k, 100 * k + 20, 100 * k + 300)
+    return g
+
+
+def spmd_blocks(place=lambda k: ('AIV_%d' % k, 0, 20 + 10 * k, 300 + 10 * k)):
+    g = Graph()
+    t = g.task('add_spmd', blocks=4)
+    for k in range(4):
+        lane, disp, start, end = place(k)
+        g.unit(t, k, lane, disp, start, end)
+    return g
+
+
+def gated(gate, dispatch_skipped=False, markers=True):
+    g = Graph()
+    base = g.task('base', blocks=4)
+    for k in range(4):
+        g.unit(base, k, 'AIV_%d' % k, 0, 10 + k, 200 + k)
+    skip = gate == 0
+    bump = g.task('bump', blocks=4, deps=[base], predicate=True,
+                  status='SKIPPED' if skip else 'OK')
+    if not skip or dispatch_skipped:
+        for k in range(4):
+            g.unit(bump, k, 'AIV_%d' % k, 210, 220 + k, 400 + k)
+    g.markers = markers
+    return g
+
+
+def moe(predicated, dispatch_skipped=False):
+    g = Graph()
+    router = g.task('router')
+    g.unit(router, 0, 'AIV_0', 0, 10, 100)
+    lane = 0
+    for x in range(8):
+        skip = predicated and x in (1, 4, 5, 6)
+        e = g.task('expert_%d' % x, blocks=4, deps=[router], predicate=predicated,
+                   status='SKIPPED' if skip else 'OK')
+        if skip and not dispatch_skipped:
+            continue
+        for k in range(4):
+            g.unit(e, k, 'AIV_%d' % (lane % AIV), 110, 120 + lane, 200 + lane)
+            lane += 1
+    return g
+
+
+def early_chain(flagged, staged=None, gap_us=25.0, n=32):
+    """A chain of n one-block tasks, each 100 us of work. Unflagged: each
+    consumer is dispatched after its producer retired and picked up gap_us
+    after its end. Flagged: each consumer is staged on its own core and
+    released (dispatch_us) 1 us after its producer's end, starting 2 us
+    after that."""
+    staged = flagged if staged is None else staged
+    g = Graph()
+    t_end = 0.0
+    prev = None
+    for k in range(n):
+        t = g.task('step_%d' % k, deps=[prev] if prev is not None else [],
+                   early=flagged)
+        if prev is None:
+            disp, start = 0.0, 10.0
+        elif staged:
+            disp, start = t_end + 1.0, t_end + 3.0
+        else:
+            disp, start = t_end + 3.0, t_end + gap_us
+        lane = 'AIV_%d' % (k % AIV if staged else 0)
+        g.unit(t, 0, lane, disp, start, start + 100.0, staged=staged and prev is not None)
+        t_end = start + 100.0
+        prev = t
+    return g
+
+
+def early_staged_no_gain():
+    """Units marked staged but started as late as unstaged ones."""
+    g = Graph()
+    t_end, prev = 0.0, None
+    for k in range(32):
+        t = g.task('step_%d' % k, deps=[prev] if prev is not None else [], early=True)
+        disp, start = (0.0, 10.0) if prev is None else (t_end + 20.0, t_end + 25.0)
+        g.unit(t, 0, 'AIV_%d' % k, disp, start, start + 100.0, staged=prev is not None)
+        t_end, prev = start + 100.0, t
+    return g
+
+
+def barrier_two_tasks():
+    g = Graph()
+    p1 = g.task('phase_1', blocks=AIV)
+    p2 = g.task('phase_2', blocks=AIV, deps=[p1])
+    for k in range(AIV):
+        g.unit(p1, k, 'AIV_%d' % k, 0, 10 + 20 * k, 60 + 20 * k)
+    last = 60 + 20 * (AIV - 1)
+    for k in range(AIV):
+        g.unit(p2, k, 'AIV_%d' % k, last + 50, last + 100 + 5 * k, last + 120 + 5 * k)
+    return g
+
+
+def barrier_syncall(name, blocks, noop=False, two_tasks=False, twice=False):
+    """Blocks start staggered (10 + 20k us); at the barrier they wait for
+    the last arrival, then all end 50 us later. noop: each block ends 50 us
+    after its start, as if SYNCALL did nothing."""
+    if two_tasks:
+        return barrier_two_tasks()
+    g = Graph()
+    t = g.task(name, blocks=blocks, sync=True)
+    last = 10 + 20 * (blocks - 1)
+    for k in range(blocks):
+        start = 10 + 20 * k
+        end = start + 50 if noop else last + 50 + k
+        lane = 'AIV_%d' % k
+        if twice:
+            # Each half dispatched on its own: back through the scheduler.
+            g.unit(t, k, lane, 0, start, start + 20)
+            g.unit(t, k, lane, last + 30, last + 40 + k, last + 90 + k)
+        else:
+            g.unit(t, k, lane, 0, start, end)
+    return g
+
+
+GOOD = {
+    'matmul_bias.two_tasks': mixed_two_tasks,
+    'matmul_bias._c__mixed_up_down': mixed_up_down,
+    'spmd_add.per_block_tasks': spmd_per_block,
+    'spmd_add.spmd_blocks': spmd_blocks,
+    'moe.self-checking_experts': lambda: moe(False),
+    'moe.predicated_experts': lambda: moe(True),
+    'gated.gate_0': lambda: gated(0),
+    'gated.gate_1': lambda: gated(1),
+    'early_resolve.unflagged': lambda: early_chain(False),
+    'early_resolve.flagged': lambda: early_chain(True),
+    'barrier.two_tasks': barrier_two_tasks,
+    'barrier.HARD_syncall': lambda: barrier_syncall('reduce_hard', AIV),
+    'barrier.SOFT_syncall': lambda: barrier_syncall('reduce_soft', 20),
+}
+EXAMPLES = ['barrier', 'early_resolve', 'gated', 'matmul_bias', 'moe', 'spmd_add']
+
+TECH = {'matmul_bias': 'mixed kernel', 'spmd_add': 'SPMD', 'moe': 'predicate',
+        'gated': 'predicate', 'early_resolve': 'early resolve', 'barrier': 'syncall'}
+
+
+# Mutations: (name, file, broken run, what must hold: 'fail' structural,
+# 'timing' a timing check only, 'gap' today's trace cannot show it).
+MUTATIONS = [
+    ('mixed: engines serialized (the AIV bars after the AIC bar)',
+     'matmul_bias._c__mixed_up_down', lambda: mixed_up_down(aiv=lambda s, e: (e + 5, e + 120)),
+     'fail'),
+    ('mixed: engines serialized inside the bars (the AIVs start with the AIC, '
+     'all their work after it, as long as the cube\'s)',
+     'matmul_bias._c__mixed_up_down', lambda: mixed_up_down(aiv=lambda s, e: (s + 5, e + 1000)),
+     'timing'),
+    ('mixed: the mixed form is two tasks',
+     'matmul_bias._c__mixed_up_down', lambda: mixed_up_down(two_tasks=True), 'fail'),
+    ('mixed: an AIV unit off its AIC\'s cluster',
+     'matmul_bias._c__mixed_up_down', lambda: mixed_up_down(lanes=('AIV_0', 'AIV_7')), 'fail'),
+    ('mixed: the AIV waits inside its bar, its short vector work after the cube\'s '
+     '(needs wait intervals in the trace)',
+     'matmul_bias._c__mixed_up_down', lambda: mixed_up_down(aiv=lambda s, e: (s + 5, e + 60)),
+     'gap'),
+    ('SPMD: all blocks on one lane (pending slots)',
+     'spmd_add.spmd_blocks',
+     lambda: spmd_blocks(lambda k: ('AIV_0', 0, 20 + 300 * k, 300 + 300 * k)), 'fail'),
+    ('SPMD: blocks on distinct lanes, placed one at a time',
+     'spmd_add.spmd_blocks',
+     lambda: spmd_blocks(lambda k: ('AIV_%d' % k, 300 * k, 20 + 300 * k, 300 + 300 * k)),
+     'fail'),
+    ('SPMD: the SPMD form is four tasks', 'spmd_add.spmd_blocks', spmd_per_block, 'fail'),
+    ('predicate: a skipped task dispatched (gate 0)', 'gated.gate_0',
+     lambda: gated(0, dispatch_skipped=True), 'fail'),
+    ('predicate: skipped experts dispatched (MoE)', 'moe.predicated_experts',
+     lambda: moe(True, dispatch_skipped=True), 'fail'),
+    ('predicate: gate 1 skips too', 'gated.gate_1', lambda: gated(0), 'fail'),
+    ('predicate: a skipped task without its skip marker', 'gated.gate_0',
+     lambda: gated(0, markers=False), 'fail'),
+    ('early resolve: staging disabled', 'early_resolve.flagged',
+     lambda: early_chain(True, staged=False), 'fail'),
+    ('early resolve: staged units that start no sooner', 'early_resolve.flagged',
+     early_staged_no_gain, 'timing'),
+    ('early resolve: the unflagged chain staged', 'early_resolve.unflagged',
+     lambda: early_chain(False, staged=True), 'fail'),
+    ('syncall: SYNCALL a no-op (HARD)', 'barrier.HARD_syncall',
+     lambda: barrier_syncall('reduce_hard', AIV, noop=True), 'fail'),
+    ('syncall: SYNCALL a no-op (SOFT)', 'barrier.SOFT_syncall',
+     lambda: barrier_syncall('reduce_soft', 20, noop=True), 'fail'),
+    ('syncall: HARD as two tasks with an edge', 'barrier.HARD_syncall',
+     lambda: barrier_syncall('reduce_hard', AIV, two_tasks=True), 'fail'),
+    ('syncall: each block dispatched again after the barrier (a round trip)',
+     'barrier.HARD_syncall', lambda: barrier_syncall('reduce_hard', AIV, twice=True), 'fail'),
+    ('syncall: HARD on part of the AIVs', 'barrier.HARD_syncall',
+     lambda: barrier_syncall('reduce_hard', 20), 'fail'),
+]
+
+
+def write_good(d):
+    for name, make in GOOD.items():
+        make().write(d, name)
+    with open(os.path.join(d, 'examples.txt'), 'w') as f:
+        for e in EXAMPLES:
+            f.write('%s 0\n' % e)
+
+
+def by_tech(rows):
+    out = {}
+    for r in rows:
+        if r['technique'] != 'swimlane':
+            out.setdefault(r['technique'], []).append(r)
+    return out
+
+
+def tap(d, *extra):
+    return subprocess.run([sys.executable, CONFIRM, d] + list(extra),
+                          capture_output=True, text=True)
+
+
+def main():
+    tests = []     # (ok, name, why, directive)
+
+    def check(name, ok, why='', directive=''):
+        tests.append((bool(ok), name, why, directive))
+
+    with tempfile.TemporaryDirectory() as top:
+        good = os.path.join(top, 'good')
+        os.mkdir(good)
+        write_good(good)
+        rows = confirm.run_checks(good, True)
+        bad = [r for r in rows if not r['confirm_ok'] or r['result'] != 'PASS']
+        check('good runs pass every check (%d rows)' % len(rows), not bad,
+              '\n'.join('%s/%s: %s' % (r['technique'], r['form'], r['confirm'])
+                        for r in bad))
+        swim = [r for r in rows if r['technique'] == 'swimlane']
+        check('good swimlanes are well formed (%d)' % len(swim),
+              len(swim) == len(GOOD) and all(r['confirm_ok'] for r in swim),
+              '\n'.join(r['confirm'] for r in swim if not r['confirm_ok']))
+        r = tap(good)
+        check('confirm.py exits 0 on the good runs', r.returncode == 0,
+              r.stdout[-2000:] + r.stderr)
+        r = tap(good, '--tap')
+        check('--tap: every row ok on the good runs',
+              r.returncode == 0 and 'not ok' not in r.stdout, r.stdout[-2000:] + r.stderr)
+
+        dirs = {}
+        for k, (name, fname, make, want) in enumerate(MUTATIONS):
+            d = dirs[name] = os.path.join(top, 'm%d' % k)
+            subprocess.run(['cp', '-r', good, d], check=True)
+            make().write(d, fname)
+            tech = TECH[fname.split('.')[0]]
+            rows = by_tech(confirm.run_checks(d, True))
+            mine = rows.get(tech, [])
+            others = [r for t, rs in rows.items() if t != tech for r in rs
+                      if not r['confirm_ok']]
+            caught = bool(mine) and all(not r['confirm_ok'] for r in mine)
+            why = mine[0]['confirm'] if mine else 'no rows for %s' % tech
+            if want == 'gap':
+                # Today's trace cannot show it; reported, not counted.
+                check('%s: fails its check' % name, caught, why,
+                      'TODO part 2 of issue 19 (the trace records waits)')
+                continue
+            structural = bool(mine) and all(not r['structure_ok'] for r in mine)
+            if want == 'fail':
+                check('%s: fails its check' % name, caught and structural and not others,
+                      why + ''.join('\nalso failed: %s/%s: %s' %
+                                    (r['technique'], r['form'], r['confirm'])
+                                    for r in others))
+            else:
+                timing_only = bool(mine) and all(r['structure_ok'] and
+                                                 r['timing_ok'] is False for r in mine)
+                check('%s: fails its timing check' % name,
+                      caught and timing_only and not others, why)
+                rep = confirm.run_checks(d, False)
+                lax = [r for r in rep if r['technique'] == tech]
+                check('%s: not held with --timing report' % name,
+                      lax and all(r['confirm_ok'] for r in lax), lax[0]['confirm'] if lax else '')
+                r1, r2 = tap(d), tap(d, '--tap')
+                todo = [ln for ln in r2.stdout.splitlines()
+                        if ln.startswith('not ok') and tech in ln]
+                check('%s: make demo fails, make check shows a TODO' % name,
+                      r1.returncode == 1 and r2.returncode == 0 and todo and
+                      all(ln.endswith('# TODO timing not enforced here') for ln in todo),
+                      'demo rc %d; tap rc %d; %s' % (r1.returncode, r2.returncode, todo))
+
+        # A structural failure stays a plain "not ok" under --tap.
+        one_lane = dirs['SPMD: all blocks on one lane (pending slots)']
+        r = tap(one_lane, '--tap')
+        lines = [ln for ln in r.stdout.splitlines() if ln.startswith('not ok')]
+        check('--tap: a structural failure is a plain not ok',
+              r.returncode == 0 and lines and not any('TODO' in ln for ln in lines),
+              r.stdout[-2000:])
+
+        # What the old checks missed: overlap counted without distinct lanes.
+        run = confirm.load(one_lane, 'spmd_add.spmd_blocks')
+        check('SPMD on one lane: 1 distinct lane at once, 4 overlapping intervals',
+              run.lanes_at_once(0, 'dispatch') == 1, run.lanes_at_once(0, 'dispatch'))
+
+        # A missing run fails its technique, not the others.
+        d = os.path.join(top, 'missing')
+        subprocess.run(['cp', '-r', good, d], check=True)
+        os.remove(os.path.join(d, 'barrier.SOFT_syncall.trace.json'))
+        rows = by_tech(confirm.run_checks(d, True))
+        check('a missing run fails its technique only',
+              all(not r['confirm_ok'] for r in rows['syncall']) and
+              all(r['confirm_ok'] for t, rs in rows.items() if t != 'syncall' for r in rs))
+
+    failed = [t for t in tests if not t[0] and not t[3]]
+    print('1..%d' % len(tests))
+    for i, (ok, name, why, directive) in enumerate(tests, 1):
+        print('%s %d %s%s' % ('ok' if ok else 'not ok', i, name,
+                              ' # ' + directive if directive else ''))
+        if not ok or directive:
+            for line in str(why).splitlines():
+                print('# ' + line)
+    return 1 if failed else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
