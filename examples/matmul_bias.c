@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * The guide's "Build a mixed kernel": out = A (64x128) x B (128x64) + bias
- * (64x64), f32, four ways:
+ * (64x64), f32, five ways:
  *  (a) two tasks: a cube task (AIC) multiplies and writes the product to a
  *      GM scratch tensor; a vector task (AIV), depending on it, loads it
  *      back with the bias, adds and stores;
@@ -13,7 +13,15 @@
  *      of the cluster as two 8-row halves; each AIV picks its rows with
  *      its sub_block_id;
  *  (d) SPMD of mixed blocks: M = 128 over 2 blocks of (c), each block
- *      taking 64 rows from its block index.
+ *      taking 64 rows from its block index;
+ *  (e) the guide's own form: one matmul -> add as one mixed task, split
+ *      UP_DOWN, slot_num 2. The AIC multiplies the whole 64x128 by 128x64
+ *      and PUSHes the 64x64 product once; each AIV pops its 32 rows (the
+ *      upper half to sub_block 0, the lower to 1), adds those rows of the
+ *      bias and stores them. One tile crosses the ring, so the vector
+ *      work can only start once the cube's has ended: what this form
+ *      saves over (a) is the second dispatch and the GM round trip, not
+ *      overlap (the chunked forms (b) to (d) show that).
  * Every result is checked against a double-precision CPU reference. Each
  * form prints its dispatch count and makespan (last finish - first
  * dispatch over all its records) and, for the mixed ones, the AIC and AIV
@@ -30,6 +38,7 @@
 #define CH 16		/* rows of one chunk the AIC pushes */
 #define NCH (M / CH)	/* chunks per block */
 #define M2 (2 * M)	/* rows of the SPMD form, one block per M rows */
+#define GUIDE_SLOTS 2	/* the guide's cross_core_slot(slot_num=2) */
 
 /*
  * Tolerance: the device sums K f32 products; its error is bounded by about
@@ -144,6 +153,49 @@ static struct pto_kernel *build_mix_vector(struct pto_device *dev,
 	return ex_finish(kb, up_down ? "mix_vector_up_down" : "mix_vector");
 }
 
+/* (e) cube: the whole product into L0C, PUSHed once. */
+static struct pto_kernel *build_guide_cube(struct pto_device *dev)
+{
+	struct pto_kb *kb;
+	int ta, tb, tc;
+
+	ex_check(pto_kb_new(dev, PTO_CORE_AIC, &kb), "kernel builder");
+	ta = pto_kb_tile(kb, PTO_DTYPE_F32, PTO_BUF_L0A, M, K);
+	tb = pto_kb_tile(kb, PTO_DTYPE_F32, PTO_BUF_L0B, K, N);
+	tc = pto_kb_tile(kb, PTO_DTYPE_F32, PTO_BUF_L0C, M, N);
+	pto_kb_ldi(kb, 0, 0);
+	pto_kb_tload(kb, ta, ARG_A, 0, 0);
+	pto_kb_tload(kb, tb, ARG_B, 0, 0);
+	pto_kb_matmul(kb, tc, ta, tb, false);
+	pto_kb_push(kb, tc);
+	pto_kb_end(kb);
+	return ex_finish(kb, "guide_cube");
+}
+
+/*
+ * (e) vector, under UP_DOWN: POP this AIV's half of the product (rows
+ * 32 x sub_block_id, +32), add the same rows of the bias, store them.
+ */
+static struct pto_kernel *build_guide_vector(struct pto_device *dev)
+{
+	struct pto_kb *kb;
+	int tp, tb, to;
+
+	ex_check(pto_kb_new(dev, PTO_CORE_AIV, &kb), "kernel builder");
+	tp = pto_kb_tile(kb, PTO_DTYPE_F32, PTO_BUF_UB, M / 2, N);
+	tb = pto_kb_tile(kb, PTO_DTYPE_F32, PTO_BUF_UB, M / 2, N);
+	to = pto_kb_tile(kb, PTO_DTYPE_F32, PTO_BUF_UB, M / 2, N);
+	pto_kb_ldi(kb, 0, 0);
+	pto_kb_sreg(kb, 5, PTO_SREG_SUB_BLOCK_ID);
+	pto_kb_alui(kb, PTO_ALU_MUL, 5, 5, M / 2);
+	pto_kb_pop(kb, tp);
+	pto_kb_tload(kb, tb, ARG_BIAS, 5, 0);
+	pto_kb_tbin(kb, PTO_TBIN_ADD, to, tp, tb);
+	pto_kb_tstore(kb, to, ARG_OUT, 5, 0);
+	pto_kb_end(kb);
+	return ex_finish(kb, "guide_vector");
+}
+
 static void fill(struct pto_tensor *t, size_t n, unsigned int seed)
 {
 	float *p = pto_tensor_data(t);
@@ -248,7 +300,8 @@ static int print_overlap(const struct pto_graph *g, unsigned int idx)
 static void run_mixed(struct pto_device *dev, struct pto_queue *q,
 		      const char *name, struct pto_kernel *cube,
 		      struct pto_kernel *vec, enum pto_split_mode split,
-		      unsigned int blocks, struct pto_tensor *const *args,
+		      unsigned int slot_num, unsigned int blocks,
+		      struct pto_tensor *const *args,
 		      const struct pto_tensor *b, unsigned int rows)
 {
 	struct pto_graph *g;
@@ -259,6 +312,7 @@ static void run_mixed(struct pto_device *dev, struct pto_queue *q,
 					   .kernel_aic = cube,
 					   .kernel_aiv = vec,
 					   .split_mode = split,
+					   .slot_num = slot_num,
 					   .block_num = blocks,
 					   .tensors = args,
 					   .num_tensors = 4 });
@@ -274,12 +328,14 @@ static void run_mixed(struct pto_device *dev, struct pto_queue *q,
 int main(void)
 {
 	struct pto_tensor *a, *b, *bias, *scratch, *out_a, *out_b, *out_c;
-	struct pto_tensor *a2, *bias2, *out_d;
+	struct pto_tensor *a2, *bias2, *out_d, *out_e;
 	struct pto_kernel *k_mm, *k_add, *k_cube, *k_vec, *k_vec_ud;
+	struct pto_kernel *k_gcube, *k_gvec;
 	struct pto_tensor *args_mm[3], *args_add[3], *args[4];
 	struct pto_device *dev;
 	struct pto_queue *q;
 	struct pto_graph *g;
+	char why[256];
 	int t0;
 
 	ex_name = "matmul_bias";
@@ -297,6 +353,7 @@ int main(void)
 	T2(a2, M2, K);
 	T2(bias2, M2, N);
 	T2(out_d, M2, N);
+	T2(out_e, M, N);
 #undef T2
 	fill(a, M * K, 1);
 	fill(b, K * N, 2);
@@ -309,6 +366,8 @@ int main(void)
 	k_cube = build_mix_cube(dev);
 	k_vec = build_mix_vector(dev, false);
 	k_vec_ud = build_mix_vector(dev, true);
+	k_gcube = build_guide_cube(dev);
+	k_gvec = build_guide_vector(dev);
 	ex_check(pto_queue_create(dev, 0, 0, &q), "queue");
 
 	/* (a) two tasks, the product through GM. */
@@ -343,16 +402,26 @@ int main(void)
 	args[ARG_B] = b;
 	args[ARG_BIAS] = bias;
 	args[ARG_OUT] = out_b;
-	run_mixed(dev, q, "(b) mixed_none", k_cube, k_vec, PTO_SPLIT_NONE, 1,
+	run_mixed(dev, q, "(b) mixed_none", k_cube, k_vec, PTO_SPLIT_NONE, 0, 1,
 		  args, b, M);
 	args[ARG_OUT] = out_c;
 	run_mixed(dev, q, "(c) mixed_up_down", k_cube, k_vec_ud,
-		  PTO_SPLIT_UP_DOWN, 1, args, b, M);
+		  PTO_SPLIT_UP_DOWN, 0, 1, args, b, M);
 	args[ARG_A] = a2;
 	args[ARG_BIAS] = bias2;
 	args[ARG_OUT] = out_d;
 	run_mixed(dev, q, "(d) mixed_up_down_spmd", k_cube, k_vec_ud,
-		  PTO_SPLIT_UP_DOWN, M2 / M, args, b, M2);
+		  PTO_SPLIT_UP_DOWN, 0, M2 / M, args, b, M2);
+
+	/* (e) the guide's form: one matmul -> add, UP_DOWN, slot_num 2. */
+	if (pto_mixed_check(k_gcube, k_gvec, PTO_SPLIT_UP_DOWN, GUIDE_SLOTS, why,
+			    sizeof(why)))
+		ex_fail("(e) guide_one_matmul: pto_mixed_check(): %s", why);
+	args[ARG_A] = a;
+	args[ARG_BIAS] = bias;
+	args[ARG_OUT] = out_e;
+	run_mixed(dev, q, "(e) guide_one_matmul", k_gcube, k_gvec,
+		  PTO_SPLIT_UP_DOWN, GUIDE_SLOTS, 1, args, b, M);
 
 	ex_check(pto_queue_destroy(q), "destroy queue");
 	pto_kernel_free(k_mm);
@@ -360,6 +429,8 @@ int main(void)
 	pto_kernel_free(k_cube);
 	pto_kernel_free(k_vec);
 	pto_kernel_free(k_vec_ud);
+	pto_kernel_free(k_gcube);
+	pto_kernel_free(k_gvec);
 	pto_tensor_free(a);
 	pto_tensor_free(b);
 	pto_tensor_free(bias);
@@ -370,6 +441,7 @@ int main(void)
 	pto_tensor_free(a2);
 	pto_tensor_free(bias2);
 	pto_tensor_free(out_d);
+	pto_tensor_free(out_e);
 	pto_device_close(dev);
 	printf("PASS matmul_bias\n");
 	return 0;
