@@ -82,6 +82,8 @@ PTO_API const char *pto_status_name(int status)
 {
 	if (status == PTO_STATUS_PENDING)
 		return "PENDING";
+	if (status == PTO_STATUS_UNREPORTED)
+		return "UNREPORTED";
 	if (status < 0 || (size_t)status >= PTO_ARRAY_SIZE(pto_status_names) ||
 	    !pto_status_names[status])
 		return "UNKNOWN";

@@ -5,9 +5,10 @@
  * emulation decodes every SQ entry as the module would (slot count,
  * dependencies absolute or relative to the entry's id), takes a few
  * entries per doorbell, posts one CQE per block in reverse block order
- * and holds completions when the CQ is full, so back-pressure on both
- * rings, dependencies across doorbells and result collection are
- * exercised.
+ * (or, like the module, in block order) and holds completions when the CQ
+ * is full, so back-pressure on both rings, dependencies across doorbells
+ * and result collection are exercised. As the module's, the last CQE of a
+ * task carries the task's status, the others their block's own.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -19,7 +20,10 @@
 #include "internal.h"
 #include "tap.h"
 
-#define FAULT_MAGIC 666
+/* Scalar 0 of a task: which block faults (GM_FAULT, FAULT_DETAIL). */
+#define FAULT_MAGIC 666		/* the highest block */
+#define FAULT_BLOCK0_MAGIC 667	/* block 0 */
+#define FAULT_CANCEL_MAGIC 668	/* block 0, and the last unit never ran */
 #define FAULT_DETAIL ((UINT64_C(1) << 56) | 8192)
 #define FIRST_ID 1000
 #define FOREIGN UINT64_MAX
@@ -37,6 +41,8 @@ struct fake {
 	uint8_t *mem;
 	uint64_t next_id;
 	unsigned int take_per_doorbell;
+	/* CQEs in block order, the highest block LAST (the module's order). */
+	bool in_order;
 	/* Ids other queues of the device handle take before each doorbell. */
 	unsigned int foreign_per_doorbell;
 	/* Completes nothing, and takes no more than stuck_cap entries. */
@@ -127,7 +133,8 @@ static uint32_t fake_take(struct fake *f, uint32_t head)
 	int64_t scalars[PTO_MAX_ARGS] = { 0 }, deps[PTO_MAX_ARGS];
 	int32_t status = DRM_PTO_NPU_STATUS_OK;
 	uint64_t id = f->next_id;
-	uint32_t i, b;
+	uint32_t i, b, faulty = 0;
+	bool last_cancelled = false;
 	size_t at;
 
 	fake_read(f, pos, &e, sizeof(e));
@@ -156,8 +163,11 @@ static uint32_t fake_take(struct fake *f, uint32_t head)
 			status = DRM_PTO_NPU_STATUS_DEP_FAILED;
 	}
 	if (status == DRM_PTO_NPU_STATUS_OK && e.num_scalars &&
-	    scalars[0] == FAULT_MAGIC)
+	    scalars[0] >= FAULT_MAGIC && scalars[0] <= FAULT_CANCEL_MAGIC) {
 		status = DRM_PTO_NPU_STATUS_GM_FAULT;
+		faulty = scalars[0] == FAULT_MAGIC ? e.block_num - 1 : 0;
+		last_cancelled = scalars[0] == FAULT_CANCEL_MAGIC;
+	}
 	t->status = status;
 
 	if (f->stuck)
@@ -173,20 +183,24 @@ static uint32_t fake_take(struct fake *f, uint32_t head)
 		fake_post(f, &c);
 		return e.num_slots;
 	}
-	/* Reverse block order: the library sorts them back. */
-	for (b = e.block_num; b-- > 0;) {
-		bool last = b == 0, faulty = status && b == e.block_num - 1;
-		struct drm_pto_npu_cqe c = {
+	/* Reverse block order by default: the library sorts them back. */
+	for (i = 0; i < e.block_num; i++) {
+		bool last = i == e.block_num - 1, failed, ran;
+		struct drm_pto_npu_cqe c;
+
+		b = f->in_order ? i : e.block_num - 1 - i;
+		failed = status && b == faulty;
+		ran = !(last && last_cancelled);
+		c = (struct drm_pto_npu_cqe){
 			.user_data = e.user_data,
 			.task_id = id,
-			.status = last || faulty ? status : 0,
+			.status = last || failed ? status : 0,
 			.block = b,
 			.core = (uint16_t)(b % 48),
 			.core_type = PTO_CORE_AIV,
-			.flags = DRM_PTO_NPU_CQE_F_RAN |
+			.flags = (ran ? DRM_PTO_NPU_CQE_F_RAN : 0) |
 				 (last ? DRM_PTO_NPU_CQE_F_LAST : 0),
-			.detail = last || faulty ? (status ? FAULT_DETAIL : 0) :
-						   0,
+			.detail = (last || failed) && status ? FAULT_DETAIL : 0,
 			.ts_dispatch = id * 10 + 1,
 			.ts_receive = id * 10 + 2,
 			.ts_start = id * 10 + 3,
@@ -832,6 +846,73 @@ static void run_names_the_faulting_block(void)
 	TAP_CHECK_EQ(nb, 8);
 	TAP_CHECK_EQ(b[7].status, PTO_STATUS_GM_FAULT);
 	TAP_CHECK_EQ(b[6].status, PTO_STATUS_OK);
+	/* Block 0 is LAST here: block 7 reported the fault, not block 0. */
+	TAP_CHECK(b[0].flags & PTO_BLOCK_LAST);
+	TAP_CHECK_EQ(b[0].status, PTO_STATUS_UNREPORTED);
+	run_teardown(&r);
+}
+
+/*
+ * Each block reads its own status, CQEs in the module's order (the highest
+ * block LAST, carrying the task's status): the block that faulted its
+ * fault, the others OK; a LAST block that never ran CANCELLED; a LAST
+ * block that ran while another reported the fault UNREPORTED (the device
+ * does not say how it ended), never the other block's GM_FAULT.
+ */
+static void run_blocks_read_their_own_status(void)
+{
+	static const struct {
+		const char *name;
+		int64_t scalar;
+		int status[2];
+		uint64_t detail[2];
+	} want[] = {
+		{ "block1_faults", FAULT_MAGIC,
+		  { PTO_STATUS_OK, PTO_STATUS_GM_FAULT }, { 0, FAULT_DETAIL } },
+		{ "block0_faults", FAULT_BLOCK0_MAGIC,
+		  { PTO_STATUS_GM_FAULT, PTO_STATUS_UNREPORTED },
+		  { FAULT_DETAIL, 0 } },
+		{ "block1_cancelled", FAULT_CANCEL_MAGIC,
+		  { PTO_STATUS_GM_FAULT, PTO_STATUS_CANCELLED },
+		  { FAULT_DETAIL, 0 } },
+		{ "ok", 0, { PTO_STATUS_OK, PTO_STATUS_OK }, { 0, 0 } },
+	};
+	struct run_fixture r;
+	const struct pto_block_info *b;
+	uint64_t detail;
+	unsigned int nb, i, k;
+	char msg[128];
+
+	run_setup(&r, 16, 64);
+	r.f->in_order = true;
+	for (i = 0; i < PTO_ARRAY_SIZE(want); i++)
+		TAP_CHECK_EQ(run_add(&r, want[i].name, 2, want[i].scalar, NULL,
+				     0),
+			     (int)i);
+	TAP_CHECK_EQ(pto_graph_run(r.g, &r.f->q, 0), -EIO);
+	for (i = 0; i < PTO_ARRAY_SIZE(want); i++) {
+		/* The task's own status is untouched. */
+		TAP_CHECK_EQ(pto_graph_task_status(r.g, i, NULL, &detail),
+			     want[i].scalar ? PTO_STATUS_GM_FAULT :
+					      PTO_STATUS_OK);
+		TAP_CHECK_EQ(detail, want[i].scalar ? FAULT_DETAIL : 0);
+		TAP_CHECK_EQ(pto_graph_task_blocks(r.g, i, &b, &nb), 0);
+		TAP_CHECK_EQ(nb, 2);
+		for (k = 0; k < nb && k < 2; k++) {
+			TAP_CHECK_EQ(b[k].block, k);
+			TAP_CHECK_EQ(b[k].status, want[i].status[k]);
+			TAP_CHECK_EQ(b[k].detail, want[i].detail[k]);
+			if (b[k].status != want[i].status[k])
+				printf("#   task %u block %u: %s, want %s\n", i,
+				       k, pto_status_name(b[k].status),
+				       pto_status_name(want[i].status[k]));
+		}
+		TAP_CHECK(b[1].flags & PTO_BLOCK_LAST);
+	}
+	TAP_CHECK_EQ(pto_graph_first_error(r.g, msg, sizeof(msg)), 0);
+	TAP_CHECK(!strcmp(
+		msg,
+		"task 0 'block1_faults' block 1: GM fault on tensor 1 at element 8192"));
 	run_teardown(&r);
 }
 
@@ -942,10 +1023,12 @@ static void status_and_reason_names(void)
 	TAP_CHECK(!strcmp(pto_status_name(PTO_STATUS_OK), "OK"));
 	TAP_CHECK(!strcmp(pto_status_name(PTO_STATUS_GM_FAULT), "GM_FAULT"));
 	TAP_CHECK(!strcmp(pto_status_name(PTO_STATUS_PENDING), "PENDING"));
+	TAP_CHECK(!strcmp(pto_status_name(PTO_STATUS_UNREPORTED),
+			  "UNREPORTED"));
 	TAP_CHECK(!strcmp(pto_status_name(PTO_STATUS_NOMEM), "NOMEM"));
 	TAP_CHECK(!strcmp(pto_status_name(PTO_STATUS_WORK_BUDGET), "WORK_BUDGET"));
 	TAP_CHECK(!strcmp(pto_status_name(12), "UNKNOWN"));
-	TAP_CHECK(!strcmp(pto_status_name(-2), "UNKNOWN"));
+	TAP_CHECK(!strcmp(pto_status_name(-3), "UNKNOWN"));
 	TAP_CHECK(!strcmp(pto_reason_name(PTO_REASON_TENSOR_RANGE),
 			  "TENSOR_RANGE"));
 	TAP_CHECK(
@@ -968,6 +1051,7 @@ TAP_MAIN(TAP_TEST(add_returns_indexes_and_copies_names),
 	 TAP_TEST(run_deps_hold_with_other_queues),
 	 TAP_TEST(run_reports_the_first_failure),
 	 TAP_TEST(run_names_the_faulting_block),
+	 TAP_TEST(run_blocks_read_their_own_status),
 	 TAP_TEST(run_again_ignores_stale_completions),
 	 TAP_TEST(run_times_out_and_withdraws),
 	 TAP_TEST(run_refuses_a_busy_or_foreign_queue),

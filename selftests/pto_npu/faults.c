@@ -15,6 +15,8 @@
  *    under a whole workload.
  *  - A task that faults mid-graph: its consumers fail with DEP_FAILED,
  *    independent tasks complete.
+ *  - The blocks of a task that faults each read their own status in
+ *    pto_graph_task_blocks(), not the task's.
  *  - A core that hangs (debugfs inject_hang): the task ends with
  *    STATUS_TIMEOUT after timeout_ms, its consumers with DEP_FAILED, the
  *    timeouts counter counts it, the device goes on.
@@ -1077,6 +1079,92 @@ TEST_F(dev, gm_fault_mid_graph_fails_consumers_only)
 	}
 	ASSERT_EQ(0, pto_test_counters(self->mon, &c1));
 	EXPECT_LE(c0.faults + 1, c1.faults);
+	pto_graph_free(g);
+	pto_kernel_free(k);
+	pto_tensor_free(out);
+	EXPECT_EQ(0, run_a_graph());
+}
+
+/*
+ * out[0, block] = 1 from every block; block arg0 writes out[0, OUT_COLS +
+ * block] instead, outside the tensor. Nine scalar instructions: a block
+ * that has started is never stopped by a cancel (checked every 256).
+ */
+static struct pto_kernel *block_fault_kernel(struct pto_device *dev,
+					     char *err, size_t len)
+{
+	struct pto_kb *kb;
+
+	if (pto_kb_new(dev, PTO_CORE_AIV, &kb))
+		return NULL;
+	pto_kb_sreg(kb, 0, PTO_SREG_BLOCK_IDX);
+	pto_kb_arg(kb, 1, 0);
+	pto_kb_cmp(kb, PTO_CMP_EQ, 2, 0, 1);
+	pto_kb_alui(kb, PTO_ALU_MUL, 2, 2, OUT_COLS);
+	pto_kb_alu(kb, PTO_ALU_ADD, 2, 2, 0);
+	pto_kb_ldi(kb, 3, 0);
+	pto_kb_ldi(kb, 4, 1);
+	pto_kb_gst(kb, 0, 3, 2, 4);
+	pto_kb_end(kb);
+	return pto_test_kb_finish(kb, err, len);
+}
+
+/*
+ * Two tasks of two blocks, one block of each writing outside its tensor.
+ * The device posts a task's CQEs in block order and the last one carries
+ * the task's status. Block 1 faulting: block 0 reads OK (CANCELLED if
+ * the fault came before it started), block 1 GM_FAULT. Block 0 faulting:
+ * block 0 reads GM_FAULT and block 1, whose own status the device does
+ * not send, UNREPORTED (CANCELLED if it never started), never GM_FAULT.
+ */
+TEST_F(dev, faulting_block_fails_alone_in_block_records)
+{
+	struct pto_tensor *out, *args[1];
+	const struct pto_block_info *b;
+	struct pto_kernel *k;
+	struct pto_graph *g;
+	unsigned int n, t;
+	char err[256];
+
+	ASSERT_EQ(0, pto_test_tensor2d(self->dev, PTO_DTYPE_I64, 1, OUT_COLS, &out));
+	args[0] = out;
+	k = block_fault_kernel(self->dev, err, sizeof(err));
+	ASSERT_NE(NULL, k) TH_LOG("%s", err);
+	ASSERT_EQ(0, pto_graph_new(self->dev, &g));
+	for (t = 0; t < 2; t++) {
+		int64_t faulty = 1 - t;
+
+		ASSERT_EQ((int)t, pto_graph_add_task(g, &(struct pto_task_desc){
+			.kernel_aiv = k, .block_num = 2, .tensors = args,
+			.num_tensors = 1, .scalars = &faulty, .num_scalars = 1 }))
+			TH_LOG("%s", pto_graph_error(g));
+	}
+	ASSERT_EQ(-EIO, pto_graph_run(g, self->q, RUN_TIMEOUT_NS));
+	for (t = 0; t < 2; t++) {
+		unsigned int f = 1 - t, ok = t;
+		int other;
+
+		EXPECT_EQ(PTO_STATUS_GM_FAULT,
+			  pto_graph_task_status(g, t, NULL, NULL));
+		ASSERT_EQ(0, pto_graph_task_blocks(g, t, &b, &n));
+		ASSERT_EQ(2u, n);
+		TH_LOG("task %u: block 0 %s%s, block 1 %s%s", t,
+		       pto_status_name(b[0].status),
+		       b[0].flags & PTO_BLOCK_RAN ? "" : " (never ran)",
+		       pto_status_name(b[1].status),
+		       b[1].flags & PTO_BLOCK_RAN ? "" : " (never ran)");
+		EXPECT_NE(0u, b[1].flags & PTO_BLOCK_LAST);
+		EXPECT_EQ(PTO_STATUS_GM_FAULT, b[f].status);
+		EXPECT_EQ(0u, PTO_GM_FAULT_TENSOR(b[f].detail));
+		EXPECT_EQ((uint64_t)OUT_COLS + f, PTO_GM_FAULT_ELEMENT(b[f].detail));
+		/* The other block: its own end, never the fault it did not have. */
+		other = ok == 0 ? PTO_STATUS_OK : PTO_STATUS_UNREPORTED;
+		if (!(b[ok].flags & PTO_BLOCK_RAN))
+			other = PTO_STATUS_CANCELLED;
+		EXPECT_EQ(other, b[ok].status)
+			TH_LOG("task %u block %u: %s", t, ok,
+			       pto_status_name(b[ok].status));
+	}
 	pto_graph_free(g);
 	pto_kernel_free(k);
 	pto_tensor_free(out);

@@ -169,6 +169,11 @@ struct pto_task_desc {
 
 /**
  * enum pto_status - how a task or block ended
+ * @PTO_STATUS_UNREPORTED: libpto only, in pto_graph_task_blocks(): the
+ *			   device did not say how this block ended. It is the
+ *			   LAST record of a failed task whose failure another
+ *			   block reported; its own status (OK, CANCELLED or a
+ *			   failure of its own) is not sent.
  * @PTO_STATUS_PENDING: libpto only: no completion seen (yet)
  * @PTO_STATUS_OK: ran to its END
  * @PTO_STATUS_INVALID: the device refused the entry; see &enum pto_reason
@@ -191,6 +196,7 @@ struct pto_task_desc {
  *			    the same count on every host
  */
 enum pto_status {
+	PTO_STATUS_UNREPORTED = -2,
 	PTO_STATUS_PENDING = -1,
 	PTO_STATUS_OK = 0,
 	PTO_STATUS_INVALID = 1,
@@ -257,7 +263,11 @@ PTO_API const char *pto_status_name(int status);
 PTO_API const char *pto_reason_name(int reason);
 
 /* Block flags, &pto_block_info.flags and &pto_cqe.flags. */
-/** PTO_BLOCK_LAST - last completion of its task: the status is the task's. */
+/**
+ * PTO_BLOCK_LAST - last completion of its task. In a CQE (pto_queue_reap())
+ * its status and detail are the task's; in pto_graph_task_blocks() records
+ * they are the block's own (see there).
+ */
 #define PTO_BLOCK_LAST (1U << 0)
 /** PTO_BLOCK_RAN - the block ran on @core; its timestamps are valid. */
 #define PTO_BLOCK_RAN (1U << 1)
@@ -267,7 +277,8 @@ PTO_API const char *pto_reason_name(int reason);
 /**
  * struct pto_block_info - what one block of a task did
  * @block: block index, 0..block_num-1
- * @status: &enum pto_status of the block (of the task with PTO_BLOCK_LAST)
+ * @status: &enum pto_status of the block; in a CQE with PTO_BLOCK_LAST,
+ *	    of the task
  * @core: core index among the cores of @core_type
  * @core_type: &enum pto_core_type, 0 if the block never ran
  * @reason: &enum pto_reason for PTO_STATUS_INVALID
