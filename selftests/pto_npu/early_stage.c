@@ -578,16 +578,30 @@ TEST_F(early, failed_producer_staged_consumer_dep_failed)
 
 /*
  * The uapi: "A task that never ran (refused, skipped, dependency failed,
- * cancelled) posts one CQE." That holds for a staged consumer too.
+ * cancelled) posts one CQE." That holds for a staged consumer too: its
+ * staged units return without running and the task posts the CQE of a
+ * task that never reached a core (DEP_FAILED, block 0, no core, LAST
+ * only: not STAGED), not a CANCELLED one per staged unit.
  */
 TEST_F(early, staged_then_dep_failed_posts_one_cqe)
 {
+	const struct pto_block_info *b;
 	struct pto_graph *g = NULL;
+	unsigned int n = 0;
 
 	run_failing_producer(_metadata, self, &g);
 	EXPECT_EQ(1, pto_test_block_count(g, 1))
 		TH_LOG("a DEP_FAILED consumer that never ran posted %d CQEs",
 		       pto_test_block_count(g, 1));
+	ASSERT_EQ(0, pto_graph_task_blocks(g, 1, &b, &n));
+	ASSERT_LE(1u, n);
+	EXPECT_EQ(PTO_STATUS_DEP_FAILED, b[0].status)
+		TH_LOG("record 0: %s", pto_status_name(b[0].status));
+	EXPECT_EQ(0u, b[0].block);
+	EXPECT_EQ(0, b[0].core_type);
+	EXPECT_EQ((uint32_t)PTO_BLOCK_LAST, b[0].flags);
+	EXPECT_EQ(0u, b[0].ts_start);
+	EXPECT_NE(0u, b[0].ts_finish);
 	pto_graph_free(g);
 }
 
@@ -706,10 +720,10 @@ static struct pto_kernel *build_hard_flag(struct __test_metadata *_metadata,
 
 /*
  * A HARD AIV syncall launch (every AIV, sync_start) that consumes a flagged
- * one-block producer: the producer holds one AIV, so the launch is staged
- * on all the others and its last block goes through the ready path when
- * the producer ends. Early resolve is a pure hint: it must complete OK,
- * as it does with the producer unflagged.
+ * one-block producer. A SYNC_START task is never pre-staged (uapi.rst): it
+ * is placed whole once the producer has ended, so no unit of it carries
+ * PTO_BLOCK_STAGED. Early resolve is a pure hint: it must complete OK, as
+ * it does with the producer unflagged.
  */
 TEST_F(early, flagged_producer_hard_syncall_consumer)
 {
@@ -757,6 +771,7 @@ TEST_F(early, flagged_producer_hard_syncall_consumer)
 		       pto_test_blocks_with(g, 1, PTO_BLOCK_STAGED));
 		EXPECT_EQ(0, ret);
 		EXPECT_EQ(PTO_STATUS_OK, pto_graph_task_status(g, 1, NULL, NULL));
+		EXPECT_EQ(0, pto_test_blocks_with(g, 1, PTO_BLOCK_STAGED));
 		for (i = 0; i < self->aiv; i++)
 			unset += pf[i] != 1;
 		EXPECT_EQ(0U, unset) TH_LOG("%u blocks did not pass the barrier",
