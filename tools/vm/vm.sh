@@ -16,8 +16,9 @@ kernel=debug
 # No more vCPUs than the host has CPUs (at most 4): qemu TCG runs each
 # vCPU as a host thread, and an oversubscribed host deschedules vCPUs that
 # hold a spinlock the others then spin on, which slows a loaded guest far
-# more than its share of the CPUs (the fairness suite under a 2-CPU load:
-# 3.5x its unloaded time with 4 vCPUs, 1.7x with 2).
+# more than its share of the CPUs (the fairness suite beside a 2-CPU load:
+# 477 s and failed with 4 vCPUs, 314 s and passed with 2;
+# Documentation/build-and-test.rst).
 host_cpus=$(nproc)
 smp=${PTO_VM_SMP:-$((host_cpus < 4 ? host_cpus : 4))}
 [ "$smp" -ge 1 ] || smp=1
