@@ -83,18 +83,20 @@ void pto_unpark_list(struct pto_sched *s, struct list_head *list, s32 st)
 {
 	if (list_empty(list))
 		return;
-	guard(spinlock)(&s->lock);
+	spin_lock(&s->lock);
 	pto_unpark_list_locked(s, list, st);
+	spin_unlock(&s->lock);
 }
 
 /*
  * A HARD arrival, under the task's xlock. The arrival that completes the
  * round moves its waiters to @release; any other waits.
  */
-static s32 pto_barrier_arrive(struct pto_task *task, struct pto_core *core,
-			      struct list_head *release)
+static s32 pto_barrier_arrive_locked(struct pto_task *task,
+				     struct pto_core *core,
+				     struct list_head *release)
 {
-	guard(spinlock)(&task->xlock);
+	lockdep_assert_held(&task->xlock);
 	if (task->bar_exited)
 		return DRM_PTO_NPU_STATUS_BARRIER_FAULT;
 	/* Set before the canceller takes xlock to release the waiters. */
@@ -124,7 +126,11 @@ static s32 pto_barrier_arrive(struct pto_task *task, struct pto_core *core,
 s32 pto_barrier_hard(struct pto_task *task, struct pto_core *core)
 {
 	LIST_HEAD(release);
-	s32 st = pto_barrier_arrive(task, core, &release);
+	s32 st;
+
+	spin_lock(&task->xlock);
+	st = pto_barrier_arrive_locked(task, core, &release);
+	spin_unlock(&task->xlock);
 
 	/* With xlock dropped: the scheduler lock ranks above it. */
 	pto_unpark_list(task->ctx->pdev->sched, &release,
@@ -160,7 +166,7 @@ static void pto_soft_scan(struct pto_sched *s, u64 now, u64 timeout,
 {
 	struct pto_core *core, *tmp;
 
-	guard(spinlock)(&s->soft_lock);
+	spin_lock(&s->soft_lock);
 	list_for_each_entry_safe(core, tmp, &s->soft_waiters, park_link) {
 		s64 cur = atomic_read((atomic_t *)core->soft_counter);
 		long ran = atomic_long_read(&core->run_task->progress);
@@ -176,6 +182,7 @@ static void pto_soft_scan(struct pto_sched *s, u64 now, u64 timeout,
 			list_move_tail(&core->park_link, late);
 		}
 	}
+	spin_unlock(&s->soft_lock);
 }
 
 /*
@@ -183,12 +190,12 @@ static void pto_soft_scan(struct pto_sched *s, u64 now, u64 timeout,
  * its add): done if the round has completed since, else the unit waits
  * for the counter to reach @target.
  */
-static s32 pto_soft_wait(struct pto_task *task, struct pto_core *core,
-			 s32 *counter, s64 seen, s64 target)
+static s32 pto_soft_wait_locked(struct pto_task *task, struct pto_core *core,
+				s32 *counter, s64 seen, s64 target)
 {
 	struct pto_sched *s = task->ctx->pdev->sched;
 
-	guard(spinlock)(&s->soft_lock);
+	lockdep_assert_held(&s->soft_lock);
 	/* A completing arrival scans after its add: seen here, or we are listed. */
 	if (atomic_read((atomic_t *)counter) >= target)
 		return DRM_PTO_NPU_STATUS_OK;
@@ -219,14 +226,19 @@ s32 pto_barrier_soft(struct pto_task *task, struct pto_core *core,
 	struct pto_sched *s = task->ctx->pdev->sched;
 	s64 old, target;
 	LIST_HEAD(ok);
+	s32 st;
 
 	if (used < 1 || used > S32_MAX)
 		return DRM_PTO_NPU_STATUS_TIMEOUT;
 	old = atomic_fetch_add(1, (atomic_t *)counter);
 	/* The counter only grows: the round ends at the next multiple. */
 	target = (old / used + 1) * used;
-	if (old + 1 != target)
-		return pto_soft_wait(task, core, counter, old + 1, target);
+	if (old + 1 != target) {
+		spin_lock(&s->soft_lock);
+		st = pto_soft_wait_locked(task, core, counter, old + 1, target);
+		spin_unlock(&s->soft_lock);
+		return st;
+	}
 	/* This arrival completes the round: release its waiters. */
 	pto_soft_scan(s, READ_ONCE(s->wd_clock), 0, &ok, NULL);
 	pto_unpark_list(s, &ok, DRM_PTO_NPU_STATUS_OK);
@@ -300,7 +312,7 @@ static void pto_wd_scan_task(struct pto_task *task, u64 now, u64 timeout,
 	 * still be released (its partner is slow, not stuck).
 	 */
 	task->wd_progress = ran;
-	guard(spinlock)(&task->xlock);
+	spin_lock(&task->xlock);
 	/* Ring waits: no change of their block's set for timeout. */
 	ring_waits = pto_xring_scan_stalled(task, now, timeout, moved, stalled);
 	if (!list_empty(&task->bar_waiters)) {
@@ -314,6 +326,7 @@ static void pto_wd_scan_task(struct pto_task *task, u64 now, u64 timeout,
 	} else if (!ring_waits) {
 		list_del_init(&task->park_link);
 	}
+	spin_unlock(&task->xlock);
 }
 
 /*

@@ -273,10 +273,11 @@ void pto_queues_drop_held(struct pto_ctx *ctx)
 	xa_for_each(&ctx->queues, id, q) {
 		struct pto_task *t;
 
-		guard(spinlock)(&q->cq_lock);
+		spin_lock(&q->cq_lock);
 		list_for_each_entry(t, &q->held, held_link)
 			pto_task_unqueue(t);
 		list_splice_tail_init(&q->held, &freeable);
+		spin_unlock(&q->cq_lock);
 	}
 	pto_tasks_free_list(&freeable);
 }

@@ -390,6 +390,7 @@ static bool pto_unit_finish(struct pto_worker *w, struct pto_task *task,
  * Return: false when the worker should leave this core for another.
  */
 static bool pto_worker_step(struct pto_worker *w)
+	__must_hold(&w->s->lock)
 {
 	struct pto_sched *s = w->s;
 	struct pto_core *core = w->core;

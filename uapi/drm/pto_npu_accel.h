@@ -267,43 +267,87 @@ enum drm_pto_npu_verify_error {
 	DRM_PTO_NPU_VERIFY_OK = 0,
 	/** @DRM_PTO_NPU_VERIFY_EMPTY: no instruction. */
 	DRM_PTO_NPU_VERIFY_EMPTY = 1,
-	/** @DRM_PTO_NPU_VERIFY_TOO_LONG: more instructions than the limit (the ioctl says E2BIG first). */
+	/**
+	 * @DRM_PTO_NPU_VERIFY_TOO_LONG: more instructions than the limit (the
+	 * ioctl says E2BIG first).
+	 */
 	DRM_PTO_NPU_VERIFY_TOO_LONG = 2,
 	/** @DRM_PTO_NPU_VERIFY_BAD_OPCODE: an opcode that is not defined. */
 	DRM_PTO_NPU_VERIFY_BAD_OPCODE = 3,
-	/** @DRM_PTO_NPU_VERIFY_RESERVED_OPCODE: a reserved opcode (none is reserved today). */
+	/**
+	 * @DRM_PTO_NPU_VERIFY_RESERVED_OPCODE: a reserved opcode (none is
+	 * reserved today).
+	 */
 	DRM_PTO_NPU_VERIFY_RESERVED_OPCODE = 4,
-	/** @DRM_PTO_NPU_VERIFY_BAD_REG: a scalar register past s31, or a tile register not declared. */
+	/**
+	 * @DRM_PTO_NPU_VERIFY_BAD_REG: a scalar register past s31, or a tile
+	 * register not declared.
+	 */
 	DRM_PTO_NPU_VERIFY_BAD_REG = 5,
-	/** @DRM_PTO_NPU_VERIFY_BAD_MODE: a mode out of range or on an opcode without modes; HARD syncalls of two types. */
+	/**
+	 * @DRM_PTO_NPU_VERIFY_BAD_MODE: a mode out of range or on an opcode
+	 * without modes; HARD syncalls of two types.
+	 */
 	DRM_PTO_NPU_VERIFY_BAD_MODE = 6,
 	/** @DRM_PTO_NPU_VERIFY_BAD_FLAGS: a flag the opcode does not take. */
 	DRM_PTO_NPU_VERIFY_BAD_FLAGS = 7,
-	/** @DRM_PTO_NPU_VERIFY_BAD_JUMP: a jump not forward, past the end, or into another loop body. */
+	/**
+	 * @DRM_PTO_NPU_VERIFY_BAD_JUMP: a jump not forward, past the end, or
+	 * into another loop body.
+	 */
 	DRM_PTO_NPU_VERIFY_BAD_JUMP = 8,
-	/** @DRM_PTO_NPU_VERIFY_LOOP_NESTING: loops too deep, or LOOP and ENDLOOP unmatched. */
+	/**
+	 * @DRM_PTO_NPU_VERIFY_LOOP_NESTING: loops too deep, or LOOP and
+	 * ENDLOOP unmatched.
+	 */
 	DRM_PTO_NPU_VERIFY_LOOP_NESTING = 9,
-	/** @DRM_PTO_NPU_VERIFY_CORE_TYPE: a core type that is not AIV or AIC, or an opcode the core type lacks. */
+	/**
+	 * @DRM_PTO_NPU_VERIFY_CORE_TYPE: a core type that is not AIV or AIC,
+	 * or an opcode the core type lacks.
+	 */
 	DRM_PTO_NPU_VERIFY_CORE_TYPE = 10,
-	/** @DRM_PTO_NPU_VERIFY_TILE_SHAPE: operand tiles whose shapes or dtypes do not agree. */
+	/**
+	 * @DRM_PTO_NPU_VERIFY_TILE_SHAPE: operand tiles whose shapes or dtypes
+	 * do not agree.
+	 */
 	DRM_PTO_NPU_VERIFY_TILE_SHAPE = 11,
-	/** @DRM_PTO_NPU_VERIFY_TILE_DTYPE: an operation the tiles' dtype does not support. */
+	/**
+	 * @DRM_PTO_NPU_VERIFY_TILE_DTYPE: an operation the tiles' dtype does
+	 * not support.
+	 */
 	DRM_PTO_NPU_VERIFY_TILE_DTYPE = 12,
-	/** @DRM_PTO_NPU_VERIFY_TILE_BUF: a tile in a buffer the operation or the core type cannot use. */
+	/**
+	 * @DRM_PTO_NPU_VERIFY_TILE_BUF: a tile in a buffer the operation or
+	 * the core type cannot use.
+	 */
 	DRM_PTO_NPU_VERIFY_TILE_BUF = 13,
-	/** @DRM_PTO_NPU_VERIFY_BUDGET: a tile that does not fit in its buffer. */
+	/**
+	 * @DRM_PTO_NPU_VERIFY_BUDGET: a tile that does not fit in its buffer.
+	 */
 	DRM_PTO_NPU_VERIFY_BUDGET = 14,
-	/** @DRM_PTO_NPU_VERIFY_BAD_TILE_DECL: a tile declaration with a bad dtype or shape. */
+	/**
+	 * @DRM_PTO_NPU_VERIFY_BAD_TILE_DECL: a tile declaration with a bad
+	 * dtype or shape.
+	 */
 	DRM_PTO_NPU_VERIFY_BAD_TILE_DECL = 15,
 	/** @DRM_PTO_NPU_VERIFY_NO_END: the last instruction is not END. */
 	DRM_PTO_NPU_VERIFY_NO_END = 16,
 	/** @DRM_PTO_NPU_VERIFY_ARG_INDEX: an argument index out of range. */
 	DRM_PTO_NPU_VERIFY_ARG_INDEX = 17,
-	/** @DRM_PTO_NPU_VERIFY_ARG_DTYPE: one tensor argument used as two dtypes. */
+	/**
+	 * @DRM_PTO_NPU_VERIFY_ARG_DTYPE: one tensor argument used as two
+	 * dtypes.
+	 */
 	DRM_PTO_NPU_VERIFY_ARG_DTYPE = 18,
-	/** @DRM_PTO_NPU_VERIFY_RESERVED_FIELD: a reserved or unused field that is not zero. */
+	/**
+	 * @DRM_PTO_NPU_VERIFY_RESERVED_FIELD: a reserved or unused field that
+	 * is not zero.
+	 */
 	DRM_PTO_NPU_VERIFY_RESERVED_FIELD = 19,
-	/** @DRM_PTO_NPU_VERIFY_LOOP_COUNT: an immediate LOOP count out of range. */
+	/**
+	 * @DRM_PTO_NPU_VERIFY_LOOP_COUNT: an immediate LOOP count out of
+	 * range.
+	 */
 	DRM_PTO_NPU_VERIFY_LOOP_COUNT = 20,
 };
 
