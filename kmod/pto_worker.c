@@ -178,6 +178,12 @@ static struct pto_core *pto_early_release(struct pto_sched *s,
 	return NULL;
 }
 
+/* @core has a unit a thread can run now: neither staged nor parked. */
+static bool pto_core_runnable(const struct pto_core *core)
+{
+	return core->run_task && !core->staged && !core->parked;
+}
+
 /*
  * Retire the unit whose end released a consumer early (pto_early_release()),
  * once that consumer has started on the calling worker. The producer's core
@@ -198,15 +204,14 @@ static void pto_early_retire(struct pto_sched *s, struct pto_core *pcore,
 		pto_core_kick(s, adopt, NULL);
 	}
 	pcore->in_worker = false;
-	if (pcore->run_task && !pcore->staged && !pcore->parked)
+	if (pto_core_runnable(pcore))
 		pto_core_kick(s, pcore, NULL);
 }
 
 /* A worker's own core has a unit to run and no thread running it. */
 static bool pto_own_has_work(const struct pto_core *own)
 {
-	return !own->in_worker && own->run_task && !own->staged &&
-	       !own->parked;
+	return !own->in_worker && pto_core_runnable(own);
 }
 
 /* Units a worker runs on one core in a row while others are queued. */
@@ -245,12 +250,6 @@ struct pto_worker {
 	struct list_head freeable;
 	struct list_head post;
 };
-
-/* @core has a unit a thread can run now: neither staged nor parked. */
-static bool pto_core_runnable(const struct pto_core *core)
-{
-	return core->run_task && !core->staged && !core->parked;
-}
 
 /* The calling worker takes @core off the kick queue and runs it. */
 static void pto_worker_claim(struct pto_sched *s, struct pto_core *core)
