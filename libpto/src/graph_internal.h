@@ -113,4 +113,8 @@ static inline const char *pto_graph_name_at(const struct pto_graph *g,
  * PTO_TRACE_DIR is set in the environment. */
 void pto_trace_export(struct pto_graph *g);
 
+/* trace_simpler.c: with PTO_TRACE_FORMAT=simpler, also write the run as
+ * PyPTO/simpler profiling files under PTO_TRACE_DIR/<name>/. */
+void pto_trace_export_simpler(struct pto_graph *g);
+
 #endif

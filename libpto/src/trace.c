@@ -408,4 +408,5 @@ void pto_trace_export(struct pto_graph *g)
 	snprintf(path, sizeof(path), "%s.deps.json", base);
 	if (pto_graph_write_deps(g, path))
 		fprintf(stderr, "libpto: cannot write %s\n", path);
+	pto_trace_export_simpler(g);
 }

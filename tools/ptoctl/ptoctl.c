@@ -44,9 +44,9 @@ static const struct ptoctl_cmd ptoctl_cmds[] = {
 	  ptoctl_info, false },
 	{ "stat", "the device's event counters (dispatches, skips, stages, ...)",
 	  ptoctl_stat, false },
-	{ "trace", "[-o DIR] -- CMD...: record each graph CMD runs as swimlane + deps.json",
+	{ "trace", "[-o DIR] [--format pto|simpler] -- CMD...: record each graph CMD runs as swimlane + deps.json",
 	  ptoctl_trace, true },
-	{ "deps", "[-o DIR] -- CMD...: record each graph CMD runs as deps.json",
+	{ "deps", "[-o DIR] [--format pto|simpler] -- CMD...: record each graph CMD runs as deps.json",
 	  ptoctl_deps, true },
 };
 
@@ -82,22 +82,33 @@ static int ptoctl_stat(struct pto_device *dev, int argc, char **argv)
 
 /*
  * Run a command with PTO_TRACE_DIR set: libpto writes every graph it runs
- * as DIR/<graph name>.trace.json (swimlane) and .deps.json.
+ * as DIR/<graph name>.trace.json (swimlane) and .deps.json; with
+ * --format simpler (PTO_TRACE_FORMAT) also DIR/<graph name>/ as
+ * PyPTO/simpler profiling files.
  */
 static int ptoctl_record(int argc, char **argv, const char *kind)
 {
-	const char *dir = ".";
+	const char *dir = ".", *format = NULL;
 	int i = 1, status;
 	pid_t pid;
 
-	if (i < argc && !strcmp(argv[i], "-o") && i + 1 < argc) {
-		dir = argv[i + 1];
-		i += 2;
+	for (;;) {
+		if (i + 1 < argc && !strcmp(argv[i], "-o")) {
+			dir = argv[i + 1];
+			i += 2;
+		} else if (i + 1 < argc && !strcmp(argv[i], "--format")) {
+			format = argv[i + 1];
+			i += 2;
+		} else {
+			break;
+		}
 	}
 	if (i < argc && !strcmp(argv[i], "--"))
 		i++;
-	if (i >= argc) {
-		fprintf(stderr, "usage: ptoctl %s [-o DIR] -- CMD [ARGS...]\n",
+	if (i >= argc || (format && strcmp(format, "pto") &&
+			  strcmp(format, "simpler"))) {
+		fprintf(stderr,
+			"usage: ptoctl %s [-o DIR] [--format pto|simpler] -- CMD [ARGS...]\n",
 			argv[0]);
 		return PTOCTL_EXIT_USAGE;
 	}
@@ -113,6 +124,9 @@ static int ptoctl_record(int argc, char **argv, const char *kind)
 	if (!pid) {
 		setenv("PTO_TRACE_DIR", dir, 1);
 		setenv("PTO_TRACE_KIND", kind, 1);
+		/* simpler: also DIR/<name>/ as PyPTO/simpler profiling files. */
+		if (format)
+			setenv("PTO_TRACE_FORMAT", format, 1);
 		execvp(argv[i], argv + i);
 		fprintf(stderr, "ptoctl: %s: %s\n", argv[i], strerror(errno));
 		_exit(127);

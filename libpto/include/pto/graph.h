@@ -128,6 +128,27 @@ PTO_API int pto_graph_write_swimlane(const struct pto_graph *g,
 PTO_API int pto_graph_write_deps(const struct pto_graph *g, const char *path);
 
 /**
+ * pto_graph_write_simpler() - write the last run as PyPTO/simpler profiling files
+ * @g: graph (that has run, for the timing file)
+ * @dir: directory, created (mode 0755) if missing
+ *
+ * Writes @dir/chip_swimlane_records.json (per-unit timing in simpler's
+ * chip swimlane schema, level 3: clock, cores and core types, AIC/AIV
+ * records with dispatch and finish, predicate skips), @dir/deps.json (the
+ * graph in simpler's dep_gen schema: string task ids, which are graph
+ * indexes, kernel_ids, block_num, tensor arguments with their directions,
+ * explicit edges) and @dir/name_map_<graph name>.json, which simpler's
+ * swimlane_converter, critical_path, deps_viewer and
+ * sched_overhead_analysis read. With PTO_TRACE_DIR and
+ * PTO_TRACE_FORMAT=simpler set in the environment, pto_graph_run() writes
+ * them to PTO_TRACE_DIR/<name>/ after every run, beside the swimlane and
+ * deps.json. Documentation/profiling-simpler.rst describes the mapping.
+ *
+ * Return: 0 or a negative errno.
+ */
+PTO_API int pto_graph_write_simpler(const struct pto_graph *g, const char *dir);
+
+/**
  * pto_graph_run() - run every task of a graph and collect the results
  * @g: graph
  * @q: queue of the graph's device, used by this call alone until it
