@@ -6,6 +6,8 @@
 #   make bench      the runtime-overhead report: boots the VM with a kernel
 #                   without debug options, runs tools/bench/pto-bench, writes
 #                   build/bench/report.json and build/bench/ratios.png
+#   make bench-peer SIMPLER_DIR=...   the same workloads on pto-npu and on
+#                   simpler's CPU simulator: build/bench/peer.json
 #   make vm-test T="NAME..."  only those kselftests in the test VM
 #   make fuzz       the fuzz kselftest, long (FUZZ_ITERS, FUZZ_SEED), in the test VM
 #   make soak       the soak kselftest for 10 minutes in the test VM
@@ -84,7 +86,7 @@ SELFTEST_HDR := $(wildcard selftests/pto_npu/*.h selftests/pto_npu/*/*.h)
 
 RPATH := -Wl,-rpath,'$$ORIGIN/../lib'
 
-.PHONY: all module module-test lint user selftests deps kernel check demo bench bench-perf vm-test fuzz vm-shell unit clean install soak modules_install dkms dkms-source FORCE clean-module print-version
+.PHONY: all module module-test lint user selftests deps kernel check demo bench bench-perf bench-peer vm-test fuzz vm-shell unit clean install soak modules_install dkms dkms-source FORCE clean-module print-version
 all: module user
 
 deps:
@@ -239,6 +241,23 @@ bench-perf: deps
 	@sed -n '/=== PTO-PERF-BEGIN/,/=== PTO-PERF-END/p' $(BUILD)/vm/bench-perf.log
 
 $(BUILD)/bench/pto-bench: tools/bench/pto-bench.c $(LIBPTO_SO) $(LIBPTO_HDR)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_USER) -o $@ $< -L$(BUILD)/lib -lpto $(LDLIBS_USER) $(RPATH)
+
+# make bench-peer SIMPLER_DIR=<checkout of hw-native-sys/simpler>: pto-npu
+# side by side with simpler's CPU simulator (a2a3sim) on the same workloads,
+# both in one boot of the bench VM on PEER_SMP (1) vCPU, and the simulator
+# natively too: build/bench/peer.json and a table (tools/bench/peer/run.sh,
+# Documentation/performance.rst). Not part of make check.
+SIMPLER_DIR ?=
+PEER_SMP ?= 1
+bench-peer:
+	@[ -n "$(SIMPLER_DIR)" ] || { tools/bench/peer/run.sh $(BUILD) ""; exit 2; }
+	@$(TOOLS)/install-deps.sh
+	@$(MAKE) -s $(LIBPTO_SO) $(BUILD)/bench/peer/pto-peer
+	@PEER_SMP=$(PEER_SMP) BENCH_PY=$(BENCH_PY) tools/bench/peer/run.sh $(BUILD) "$(SIMPLER_DIR)"
+
+$(BUILD)/bench/peer/pto-peer: tools/bench/peer/pto_peer.c $(LIBPTO_SO) $(LIBPTO_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_USER) -o $@ $< -L$(BUILD)/lib -lpto $(LDLIBS_USER) $(RPATH)
 

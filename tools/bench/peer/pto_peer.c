@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: MIT
+/*
+ * pto-peer: make bench-peer's workloads on pto-npu, the same as sim-peer
+ * runs on simpler's CPU simulator (sim_orch.cpp), each at two sizes:
+ *
+ *	fan        N empty one-block AIV tasks, independent
+ *	chain      N empty one-block AIV tasks, each depending on the previous
+ *	skip       N tasks that never reach a core: predicated on gate[0,0] > 0
+ *		   with the gate 0 (retired SKIPPED at intake, as row 5)
+ *	singles48  N forms of 48 one-block tasks
+ *	spmd48     N forms of one 48-block task
+ *
+ * One measurement: push every task, one doorbell, reap every CQE (the
+ * device is opened, the queue and kernel made once, before). Per
+ * repetition the sizes run small, large, large, small; the per-task cost
+ * is the slope between the sizes, as for the simulator, whose every run
+ * starts and joins its threads. Output, per workload:
+ *
+ *	=== PTO-PEER {"runtime":"pto-npu",...,"per_task_us":...}
+ *
+ * usage: pto-peer [REPS]
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <pto/pto.h>
+
+#define CQE_CAP 8192
+
+static struct pto_device *dev;
+static struct pto_queue *q;
+static struct pto_kernel *k_empty;
+static struct pto_tensor *gate;
+static struct pto_cqe cqe[CQE_CAP];
+
+static int die(const char *what, int ret)
+{
+	fprintf(stderr, "pto-peer: %s: %s\n", what, pto_strerror(ret));
+	exit(1);
+}
+
+/* Reap until @tasks tasks have posted their last CQE. */
+static void drain(unsigned int tasks)
+{
+	int64_t deadline = pto_time_ns() + INT64_C(120) * 1000 * 1000 * 1000;
+	unsigned int last = 0;
+
+	while (last < tasks) {
+		int n = pto_queue_reap(q, cqe, CQE_CAP), i, ret;
+
+		if (n < 0)
+			die("reap", n);
+		if (!n && (ret = pto_queue_wait(q, deadline)) && ret != -EINTR)
+			die("wait", ret);
+		for (i = 0; i < n; i++) {
+			const struct pto_block_info *b = &cqe[i].info;
+
+			if (!(b->flags & PTO_BLOCK_LAST))
+				continue;
+			if (b->status != PTO_STATUS_OK && b->status != PTO_STATUS_SKIPPED) {
+				fprintf(stderr, "pto-peer: task ended %s\n", pto_status_name(b->status));
+				exit(1);
+			}
+			last++;
+		}
+	}
+}
+
+/* One measurement of @kind at size @n: push to last CQE, us. */
+static double run_us(int kind, unsigned int n)
+{
+	static const int64_t prev = -1;
+	static const struct pto_predicate pred = { .tensor = 0, .op = PTO_CMP_GT };
+	struct pto_task_desc d = { .kernel_aiv = k_empty, .block_num = 1 };
+	unsigned int tasks = kind == 3 ? n * 48 : n, i, consumed = 0;
+	int64_t t0 = pto_time_ns();
+	int ret;
+
+	if (kind == 2) {
+		d.tensors = &gate;
+		d.num_tensors = 1;
+		d.predicate = &pred;
+	}
+	if (kind == 4)
+		d.block_num = 48;
+	for (i = 0; i < tasks; i++) {
+		d.deps = kind == 1 && i ? &prev : NULL;
+		d.num_deps = kind == 1 && i ? 1 : 0;
+		if ((ret = pto_queue_push_task(q, &d)))
+			die("push", ret);
+	}
+	if ((ret = pto_queue_doorbell(q, 0, 0, &consumed, NULL)))
+		die("doorbell", ret);
+	if (consumed != tasks) {
+		fprintf(stderr, "pto-peer: doorbell took %u of %u\n", consumed, tasks);
+		exit(1);
+	}
+	drain(tasks);
+	return (double)(pto_time_ns() - t0) / 1e3;
+}
+
+static int cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+	qsort(v, n, sizeof(*v), cmp);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct { const char *name; int kind; unsigned int small, large; } wl[] = {
+		{ "fan", 0, 200, 2000 }, { "chain", 1, 200, 2000 }, { "skip", 2, 200, 2000 },
+		{ "singles48", 3, 5, 40 }, { "spmd48", 4, 5, 40 },
+	};
+	int reps = argc > 1 ? atoi(argv[1]) : 7, r, w, ret;
+	const int64_t shape[2] = { 1, 16 };
+	double ts[64], tl[64], sl[64];
+	struct pto_kb *kb;
+
+	if (reps < 1 || reps > 64) {
+		fprintf(stderr, "usage: pto-peer [REPS (1..64)]\n");
+		return 2;
+	}
+	if ((ret = pto_device_open(0, &dev)))
+		die("open device 0", ret);
+	if ((ret = pto_queue_create(dev, 32768, 65536, &q)))
+		die("queue", ret);
+	if ((ret = pto_kb_new(dev, PTO_CORE_AIV, &kb)))
+		die("kernel builder", ret);
+	pto_kb_end(kb);
+	if ((ret = pto_kb_finish(kb, &k_empty)))
+		die("empty kernel", ret);
+	pto_kb_free(kb);
+	if ((ret = pto_tensor_alloc(dev, PTO_DTYPE_I32, 2, shape, &gate)))
+		die("gate tensor", ret);
+	memset(pto_tensor_data(gate), 0, 64);
+	run_us(0, 200); /* warm up: page in the rings, spawn the workers */
+	for (w = 0; w < (int)(sizeof(wl) / sizeof(wl[0])); w++) {
+		double mn = 1e300, mx = -1e300, ms = 1e300, ml = 1e300;
+
+		for (r = 0; r < reps; r++) {
+			double s1 = run_us(wl[w].kind, wl[w].small), l1 = run_us(wl[w].kind, wl[w].large);
+			double l2 = run_us(wl[w].kind, wl[w].large), s2 = run_us(wl[w].kind, wl[w].small);
+
+			ts[r] = (s1 + s2) / 2;
+			tl[r] = (l1 + l2) / 2;
+			sl[r] = (tl[r] - ts[r]) / (wl[w].large - wl[w].small);
+			mn = sl[r] < mn ? sl[r] : mn;
+			mx = sl[r] > mx ? sl[r] : mx;
+			ms = ts[r] < ms ? ts[r] : ms;
+			ml = tl[r] < ml ? tl[r] : ml;
+		}
+		printf("=== PTO-PEER {\"runtime\":\"pto-npu\",\"width\":\"%u clusters\",\"clusters\":%u,"
+		       "\"workload\":\"%s\",\"n_small\":%u,\"n_large\":%u,\"t_small_us\":%.1f,"
+		       "\"t_large_us\":%.1f,\"per_task_us\":%.3f,\"per_task_min_us\":%.3f,"
+		       "\"per_task_max_us\":%.3f,\"per_task_of_minima_us\":%.3f,\"reps\":%d}\n",
+		       pto_available_cluster_count(dev), pto_available_cluster_count(dev), wl[w].name,
+		       wl[w].small, wl[w].large, median(ts, reps), median(tl, reps), median(sl, reps),
+		       mn, mx, (ml - ms) / (wl[w].large - wl[w].small), reps);
+		fflush(stdout);
+	}
+	pto_tensor_free(gate);
+	pto_kernel_free(k_empty);
+	pto_queue_destroy(q);
+	pto_device_close(dev);
+	return 0;
+}
