@@ -16,6 +16,10 @@ for p in $PKGS; do
 	fi
 done
 
+# Node.js and npm for tools/demo/test_tef.js, unless a node and npm are
+# already there (from Debian or elsewhere).
+command -v npm >/dev/null || missing="$missing nodejs npm"
+
 # Debian's udev, unpacked into the cache (never installed on this machine):
 # the test VM runs its udevd to test the udev rule (tools/udev).
 cache=${PTO_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/pto-npu}
@@ -36,8 +40,27 @@ fetch_udev() {
 	touch "$cache/udev/.pto-done"
 }
 
+# The Trace Event Format parsers of tools/demo/test_tef.js (npm), into the
+# cache: never installed on this machine. Optional: where npm or the
+# registry is unreachable the test reports SKIP.
+fetch_npm() {
+	npmdir="$cache/npm"
+	[ ! -f "$npmdir/.pto-done-1" ] || return 0
+	command -v npm >/dev/null || { echo "install-deps: no npm: trace parser tests will be skipped" >&2; return 0; }
+	echo "install-deps: npm packages into $npmdir"
+	mkdir -p "$npmdir"
+	[ -f "$npmdir/package.json" ] || echo '{"name":"pto-npu-trace-parsers","private":true}' >"$npmdir/package.json"
+	if (cd "$npmdir" && timeout 300 npm install --no-audit --no-fund --loglevel=error \
+		@paulirish/trace_engine@0.0.65 @tracerbench/trace-model@8.0.0 >/dev/null); then
+		touch "$npmdir/.pto-done-1"
+	else
+		echo "install-deps: npm install failed: trace parser tests will be skipped" >&2
+	fi
+}
+
 if [ -z "$missing" ]; then
 	fetch_udev
+	fetch_npm
 	exit 0
 fi
 
@@ -51,4 +74,5 @@ $SUDO apt-get update -qq
 # shellcheck disable=SC2086
 $SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null
 fetch_udev
+fetch_npm
 echo "install-deps: done"

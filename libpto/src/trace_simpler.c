@@ -191,6 +191,89 @@ static bool st_close(FILE *f, int *ret)
 
 /* ------------------------------------------------ chip_swimlane_records */
 
+/* A moment the scheduler acted: a dispatch, a completion, a skip. */
+struct st_moment {
+	uint64_t ts;
+	size_t task;
+	unsigned int kind;
+};
+
+enum { ST_DISPATCH, ST_COMPLETE, ST_SKIP };
+
+static int st_cmp_moment(const void *a, const void *b)
+{
+	const struct st_moment *x = a, *y = b;
+
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
+	return x->task < y->task ? -1 : x->task > y->task;
+}
+
+/*
+ * Scheduler phases, one thread. The module times no scheduler loop (no
+ * phase begins or ends), only moments: each unit's dispatch and finish,
+ * and a skipped task's retirement. Each distinct moment is one pass
+ * (loop_iter, from 1): a "dispatch" record per dispatch moment, a
+ * "complete" per finish moment (tasks_processed: the units), both of zero
+ * length, and a "predicated_skip" per task a false predicate skipped.
+ */
+static int st_write_phases(const struct pto_graph *g, FILE *f)
+{
+	struct st_moment *m;
+	size_t n = 0, i, j, iter = 0;
+	static const char *const kind[] = { "dispatch", "complete" };
+
+	m = calloc(2 * g->total_blocks + g->tasks.n + 1, sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	for (i = 0; g->blocks && i < g->tasks.n; i++) {
+		const struct pto_graph_task *t = st_task(g, i);
+		uint64_t last = 0;
+		unsigned int k;
+
+		for (k = 0; k < t->nblocks; k++) {
+			const struct pto_block_info *b = &g->blocks[t->block_off + k];
+
+			if (b->ts_finish > last)
+				last = b->ts_finish;
+			if (!st_ran(b))
+				continue;
+			if (b->ts_dispatch)
+				m[n++] = (struct st_moment){ b->ts_dispatch, i, ST_DISPATCH };
+			if (b->ts_finish)
+				m[n++] = (struct st_moment){ b->ts_finish, i, ST_COMPLETE };
+		}
+		if (t->status == PTO_STATUS_SKIPPED && last)
+			m[n++] = (struct st_moment){ last, i, ST_SKIP };
+	}
+	qsort(m, n, sizeof(*m), st_cmp_moment);
+	fputs("\n],\n\"aicpu_scheduler_phases\": [[", f);
+	for (i = 0; i < n; i = j) {
+		if (!i || m[i].ts != m[i - 1].ts)
+			iter++;
+		if (m[i].kind == ST_SKIP) {
+			fprintf(f,
+				"%s\n  {\"kind\": \"predicated_skip\", \"start_cycles\": %" PRIu64 ", \"end_cycles\": %" PRIu64
+				", \"loop_iter\": %zu, \"tasks_processed\": 1, \"task_id\": %zu}",
+				i ? "," : "", m[i].ts, m[i].ts, iter, m[i].task);
+			j = i + 1;
+			continue;
+		}
+		for (j = i + 1; j < n && m[j].ts == m[i].ts && m[j].kind == m[i].kind; j++)
+			;
+		fprintf(f,
+			"%s\n  {\"kind\": \"%s\", \"start_cycles\": %" PRIu64 ", \"end_cycles\": %" PRIu64
+			", \"loop_iter\": %zu, \"tasks_processed\": %zu}",
+			i ? "," : "", kind[m[i].kind], m[i].ts, m[i].ts, iter, j - i);
+	}
+	fputs("\n]]\n}\n", f);
+	free(m);
+	return 0;
+}
+
+
 static int st_write_records(const struct pto_graph *g,
 			    const struct pto_device_info *info,
 			    const char *path)
@@ -274,32 +357,7 @@ static int st_write_records(const struct pto_graph *g,
 			first = false;
 		}
 	}
-	/*
-	 * Scheduler phases: the module records no scheduler loop (no phase
-	 * begin and end); what it does record is which tasks a false
-	 * predicate retired, and when: simpler's predicated_skip markers.
-	 */
-	fputs("\n],\n\"aicpu_scheduler_phases\": [[", f);
-	first = true;
-	for (i = 0; g->blocks && i < g->tasks.n; i++) {
-		const struct pto_graph_task *t = st_task(g, i);
-		uint64_t ts = 0;
-		unsigned int k;
-
-		if (t->status != PTO_STATUS_SKIPPED)
-			continue;
-		for (k = 0; k < t->nblocks; k++)
-			if (g->blocks[t->block_off + k].ts_finish > ts)
-				ts = g->blocks[t->block_off + k].ts_finish;
-		if (!ts)
-			continue;
-		fprintf(f,
-			"%s\n  {\"kind\": \"predicated_skip\", \"start_cycles\": %" PRIu64 ", \"end_cycles\": %" PRIu64
-			", \"loop_iter\": 0, \"tasks_processed\": 1, \"task_id\": %zu}",
-			first ? "" : ",", ts, ts, i);
-		first = false;
-	}
-	fputs("\n]]\n}\n", f);
+	ret = st_write_phases(g, f);
 	st_close(f, &ret);
 	return ret;
 }

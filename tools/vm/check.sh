@@ -32,6 +32,16 @@ echo "=== PTO-SUITE unit confirm" >>"$hostlog"
 rc=0
 python3 "$here/../demo/test_confirm.py" >>"$hostlog" 2>&1 || rc=$?
 echo "=== PTO-END confirm rc=$rc" >>"$hostlog"
+# tools/demo/test_tef.js: the Trace Event Format checker on a good trace and
+# its known-bad mutations (npm parsers of tools/install-deps.sh; SKIP without).
+echo "=== PTO-SUITE unit tef" >>"$hostlog"
+rc=0
+if command -v node >/dev/null; then
+	node "$here/../demo/test_tef.js" --self-test >>"$hostlog" 2>&1 || rc=$?
+else
+	printf '1..1\nok 1 tef # SKIP no node (tools/install-deps.sh)\n' >>"$hostlog"
+fi
+echo "=== PTO-END tef rc=$rc" >>"$hostlog"
 echo "=== PTO-DONE" >>"$hostlog"
 
 logs="host=$hostlog"
@@ -58,8 +68,27 @@ for k in $kernels; do
 		echo "=== PTO-END confirm rc=0"
 		echo "=== PTO-DONE"
 	} >"$confirmlog" 2>&1
+	# The same traces through two npm Trace Event Format parsers, and the
+	# PyPTO/simpler profiles through simpler's own tools (SIMPLER_DIR: a
+	# simpler checkout; never fetched: SKIP without it).
+	tracelog="$build/vm/traces-$k.log"
+	{
+		echo "=== PTO-SUITE demo tef"
+		rc=0
+		if command -v node >/dev/null; then
+			node "$here/../demo/test_tef.js" "$traces" || rc=$?
+		else
+			printf '1..1\nok 1 tef # SKIP no node (tools/install-deps.sh)\n'
+		fi
+		echo "=== PTO-END tef rc=$rc"
+		echo "=== PTO-SUITE demo simpler"
+		rc=0
+		python3 "$here/../demo/test_simpler_tools.py" "$traces" || rc=$?
+		echo "=== PTO-END simpler rc=$rc"
+		echo "=== PTO-DONE"
+	} >"$tracelog" 2>&1
 	echo "check: $k: $(($(date +%s) - start)) s" >&2
-	logs="$logs $k=$log $k=$confirmlog"
+	logs="$logs $k=$log $k=$confirmlog $k=$tracelog"
 	# A distro kernel: the DKMS path against its headers, on the host.
 	case "$k" in
 	debian-*)
