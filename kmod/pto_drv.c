@@ -168,7 +168,8 @@ static void pto_fill_device_info(struct pto_device *pdev,
 	info->aic_l0a_size = t->aic_l0a;
 	info->aic_l0b_size = t->aic_l0b;
 	info->aic_l0c_size = t->aic_l0c;
-	info->capabilities = DRM_PTO_NPU_CAP_GM_MMAP | DRM_PTO_NPU_CAP_SYNCOBJ;
+	info->capabilities = DRM_PTO_NPU_CAP_GM_MMAP | DRM_PTO_NPU_CAP_SYNCOBJ |
+			     DRM_PTO_NPU_CAP_PROFILE;
 }
 
 static void pto_fill_limits(struct drm_pto_npu_limits *lim)

@@ -361,6 +361,10 @@ static bool pto_ring(struct pto_run *r, const struct pto_insn *in, u32 pc)
 
 	if (st == PTO_STATUS_PARKED) {
 		/* Released, the instruction runs again. */
+		pto_prof_wait_begin(r->task, r->block * r->task->nparts + r->part,
+				    in->op == PTO_OP_PUSH ?
+				    DRM_PTO_NPU_WAIT_RING_PUSH :
+				    DRM_PTO_NPU_WAIT_RING_POP, pc);
 		r->parked = true;
 		r->park_ring = true;
 		r->park_pc = pc;
@@ -493,6 +497,7 @@ static bool pto_syncall_leave(struct pto_run *r, s32 st, u32 pc)
 {
 	u32 unit = r->block * r->task->nparts + r->part;
 
+	pto_prof_wait_end(r->task, unit);
 	trace_pto_barrier_leave(r->task, unit, r->core, st);
 	return st == DRM_PTO_NPU_STATUS_OK ? true : pto_fault(r, st, pc);
 }
@@ -511,6 +516,9 @@ static bool pto_syncall(struct pto_run *r, const struct pto_insn *in, u32 pc)
 
 	pto_count(pdev, barriers);
 	trace_pto_barrier_enter(r->task, unit, r->core, 0);
+	pto_prof_wait_begin(r->task, unit, in->mode == PTO_SYNC_HARD ?
+			    DRM_PTO_NPU_WAIT_BARRIER_HARD :
+			    DRM_PTO_NPU_WAIT_BARRIER_SOFT, pc);
 	if (in->mode == PTO_SYNC_HARD) {
 		st = pto_barrier_hard(r->task, r->core);
 	} else {
@@ -682,6 +690,7 @@ static bool pto_exec_resume(struct pto_run *r, s32 st)
 	r->parked = false;
 	if (r->park_ring) {
 		r->park_ring = false;
+		pto_prof_wait_end(r->task, r->block * r->task->nparts + r->part);
 		if (st != DRM_PTO_NPU_STATUS_OK) {
 			pto_fault(r, st, r->park_pc);
 			return false;

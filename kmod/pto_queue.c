@@ -134,6 +134,21 @@ static void pto_fill_cqe(struct drm_pto_npu_cqe *cqe, const struct pto_task *t,
 	}
 }
 
+/* The profile record beside a CQE: @p's waits, or none (@p NULL). */
+static void pto_fill_prof(struct drm_pto_npu_prof *out,
+			  const struct pto_unit_prof *p)
+{
+	u32 n = p ? min_t(u32, p->nwaits, DRM_PTO_NPU_PROF_WAITS) : 0;
+
+	out->nwaits = p ? p->nwaits : 0;
+	out->pad = 0;
+	out->wait_ns = p ? p->wait_ns : 0;
+	if (n)
+		memcpy(out->waits, p->waits, n * sizeof(p->waits[0]));
+	memset(&out->waits[n], 0,
+	       (DRM_PTO_NPU_PROF_WAITS - n) * sizeof(out->waits[0]));
+}
+
 /*
  * Number of CQEs a task posts: one per unit placed if any of them ran,
  * else one (refused, skipped, dependency failed or cancelled while staged).
@@ -171,6 +186,9 @@ static bool pto_cq_post(struct pto_queue *q, struct pto_task *t)
 
 		pto_fill_cqe(cqe, t, t->any_ran ? &t->recs[b] : NULL,
 			     b / t->nparts, b == total - 1);
+		if (q->prof)
+			pto_fill_prof(&q->prof[q->cq_tail & (q->cq_entries - 1)],
+				      t->any_ran ? &t->prof[b] : NULL);
 		q->cq_tail++;
 		t->posted++;
 		room--;
@@ -408,9 +426,13 @@ static int pto_queue_check_args(struct drm_device *drm,
 	u32 sq = args->sq_slots ? args->sq_slots : PTO_DEFAULT_SQ_SLOTS;
 	u32 cq = args->cq_entries ? args->cq_entries : 4 * sq;
 
-	if (args->flags || args->pad || args->queue_id || args->handle) {
-		drm_dbg(drm, "QUEUE_CREATE: flags 0x%x, pad %u, queue_id %u, handle %u: must be 0\n",
-			args->flags, args->pad, args->queue_id, args->handle);
+	if ((args->flags & ~DRM_PTO_NPU_QUEUE_F_PROFILE) || args->pad ||
+	    args->queue_id || args->handle || args->prof_offset ||
+	    args->prof_size) {
+		drm_dbg(drm, "QUEUE_CREATE: flags 0x%x (known 0x%lx), pad %u, queue_id %u, handle %u, prof_offset %u, prof_size %u: must be 0\n",
+			args->flags, DRM_PTO_NPU_QUEUE_F_PROFILE, args->pad,
+			args->queue_id, args->handle, args->prof_offset,
+			args->prof_size);
 		return -EINVAL;
 	}
 	if (!is_power_of_2(sq) || sq < PTO_MIN_SQ_SLOTS || sq > PTO_MAX_SQ_SLOTS) {
@@ -455,6 +477,11 @@ static struct pto_queue *pto_queue_alloc(struct pto_device *pdev,
 	args->sq_offset = sizeof(struct drm_pto_npu_ring_header);
 	args->cq_offset = args->sq_offset + sq * DRM_PTO_NPU_SQ_SLOT_SIZE;
 	size = args->cq_offset + (u64)cq * sizeof(struct drm_pto_npu_cqe);
+	if (args->flags & DRM_PTO_NPU_QUEUE_F_PROFILE) {
+		args->prof_offset = size;
+		args->prof_size = sizeof(struct drm_pto_npu_prof);
+		size += (u64)cq * sizeof(struct drm_pto_npu_prof);
+	}
 	q->ring = pto_bo_create_kernel(pdev, ctx, size);
 	if (IS_ERR(q->ring))
 		return ERR_CAST(q->ring);
@@ -462,6 +489,8 @@ static struct pto_queue *pto_queue_alloc(struct pto_device *pdev,
 	q->hdr = q->ring->vaddr;
 	q->sq = (u8 *)q->ring->vaddr + args->sq_offset;
 	q->cq = (void *)((u8 *)q->ring->vaddr + args->cq_offset);
+	if (args->prof_size)
+		q->prof = (void *)((u8 *)q->ring->vaddr + args->prof_offset);
 	q->sq_slots = sq;
 	q->cq_entries = cq;
 	q->work_budget = args->work_budget ?: pto_default_work_budget();

@@ -21,6 +21,7 @@ struct pto_task;
  * @hdr: ring header in @ring
  * @sq: SQ slot 0
  * @cq: CQE 0
+ * @prof: profile record 0, one per CQE (DRM_PTO_NPU_QUEUE_F_PROFILE), or NULL
  * @sq_slots: SQ slots (power of two)
  * @cq_entries: CQ entries (power of two)
  * @sq_head: kernel's copy of slots taken (&pto_ctx.submit_lock)
@@ -38,6 +39,7 @@ struct pto_queue {
 	struct drm_pto_npu_ring_header *hdr;
 	u8 *sq;
 	struct drm_pto_npu_cqe *cq;
+	struct drm_pto_npu_prof *prof;
 	u32 sq_slots;
 	u32 cq_entries;
 	u32 sq_head;

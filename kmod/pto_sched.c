@@ -308,7 +308,11 @@ void pto_release_staged_unit(struct pto_sched *s, struct pto_core *core,
 	core->staged = false;
 	s->no_preload[pto_cidx(core)] = false;
 	task->staged_units--;
-	task->recs[u].ts[PTO_TS_DISPATCH] = now;
+	/* Its doorbell: the core has it (dispatch stays its placement). */
+	task->recs[u].ts[PTO_TS_RECEIVE] = now;
+	if (task->prof)
+		pto_prof_wait_add(task, u, DRM_PTO_NPU_WAIT_STAGED, 0,
+				  task->recs[u].ts[PTO_TS_DISPATCH], now);
 	pto_count(core->pdev, releases);
 	trace_pto_release(task, u, core, 0);
 }

@@ -116,6 +116,8 @@ static struct pto_task *pto_task_alloc(struct pto_ctx *ctx,
 		nd * sizeof(struct pto_edge) +
 		(size_t)nb * nparts * sizeof(struct pto_unit_rec) +
 		nrings * sizeof(struct pto_xring_set);
+	if (q->prof)
+		size += (size_t)nb * nparts * sizeof(struct pto_unit_prof);
 	t = pto_task_mem_alloc(ctx->pdev->sched, size);
 	if (!t)
 		return NULL;
@@ -131,6 +133,8 @@ static struct pto_task *pto_task_alloc(struct pto_ctx *ctx,
 	t->edges = (struct pto_edge *)p;
 	p += nd * sizeof(struct pto_edge);
 	t->recs = (struct pto_unit_rec *)p;
+	p += (size_t)nb * nparts * sizeof(struct pto_unit_rec);
+	t->prof = q->prof ? (struct pto_unit_prof *)p : NULL;
 
 	t->ctx = ctx;
 	t->queue = q;

@@ -5,6 +5,7 @@
 
 #include <linux/atomic.h>
 #include <linux/dma-fence.h>
+#include <linux/ktime.h>
 #include <linux/list.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
@@ -63,6 +64,24 @@ struct pto_unit_rec {
 	u8 core_type;
 	bool ran;
 	bool staged;
+};
+
+/**
+ * struct pto_unit_prof - the waits of one unit (queues with
+ * DRM_PTO_NPU_QUEUE_F_PROFILE): what its CQE's profile record carries
+ * @cur: the wait in progress (begin, kind, pc)
+ * @nwaits: waits so far
+ * @wait_ns: their total length
+ * @waits: the first DRM_PTO_NPU_PROF_WAITS of them
+ *
+ * Only the unit's own thread of execution writes it (a unit runs on one
+ * core at a time), and the CQE is posted after the unit has ended.
+ */
+struct pto_unit_prof {
+	struct drm_pto_npu_wait cur;
+	u32 nwaits;
+	u64 wait_ns;
+	struct drm_pto_npu_wait waits[DRM_PTO_NPU_PROF_WAITS];
 };
 
 /**
@@ -129,6 +148,7 @@ enum pto_task_state {
  * @scalars: scalar arguments
  * @edges: this task's edges in its producers' fanout lists
  * @recs: per-unit records (unit = block * @nparts + part)
+ * @prof: per-unit waits, NULL unless the queue profiles
  * @nparts: core parts per block: 1, or for a mixed task AIC + 1 or 2 AIVs
  * @split: enum drm_pto_npu_split_mode
  * @slot_num: ring slots (mixed tasks)
@@ -191,6 +211,7 @@ struct pto_task {
 	s64 *scalars;
 	struct pto_edge *edges;
 	struct pto_unit_rec *recs;
+	struct pto_unit_prof *prof;
 	u32 nparts;
 	u32 split;
 	u32 slot_num;
@@ -226,6 +247,51 @@ struct pto_task {
 static inline bool pto_stalled(u64 now, u64 since, u64 timeout)
 {
 	return now > since && now - since >= timeout;
+}
+
+/*
+ * Profiling queues: unit @unit of @task begins a wait of @kind at
+ * instruction @pc (its clock read only when profiling).
+ */
+static inline void pto_prof_wait_begin(struct pto_task *task, u32 unit,
+				       u32 kind, u32 pc)
+{
+	struct pto_unit_prof *p;
+
+	if (likely(!task->prof))
+		return;
+	p = &task->prof[unit];
+	p->cur.begin = ktime_get_ns();
+	p->cur.kind = kind;
+	p->cur.pc = pc;
+}
+
+/* A wait of @task's @unit from @begin to @end, recorded. */
+static inline void pto_prof_wait_add(struct pto_task *task, u32 unit,
+				     u32 kind, u32 pc, u64 begin, u64 end)
+{
+	struct pto_unit_prof *p = &task->prof[unit];
+
+	if (p->nwaits < DRM_PTO_NPU_PROF_WAITS)
+		p->waits[p->nwaits] = (struct drm_pto_npu_wait){
+			.begin = begin, .end = end, .kind = kind, .pc = pc,
+		};
+	p->nwaits++;
+	p->wait_ns += end - begin;
+}
+
+/* The wait pto_prof_wait_begin() began has ended. */
+static inline void pto_prof_wait_end(struct pto_task *task, u32 unit)
+{
+	struct pto_unit_prof *p;
+
+	if (likely(!task->prof))
+		return;
+	p = &task->prof[unit];
+	if (p->cur.kind)
+		pto_prof_wait_add(task, unit, p->cur.kind, p->cur.pc,
+				  p->cur.begin, ktime_get_ns());
+	p->cur.kind = DRM_PTO_NPU_WAIT_NONE;
 }
 
 #endif /* __PTO_TASK_H__ */

@@ -263,9 +263,10 @@ static void pto_worker_claim(struct pto_sched *s, struct pto_core *core)
 }
 
 /*
- * A unit starts: the core takes it (one clock read), a producer that
- * released it early is retired, completions left for later are posted.
- * Called unlocked.
+ * A unit starts: the core takes it (received: a pre-staged unit was at
+ * its doorbell), a producer that released it early is retired, the
+ * completions left for later are posted, then its kernel starts. Called
+ * unlocked.
  *
  * Return: true if the unit parked at a barrier or a ring.
  */
@@ -275,11 +276,10 @@ static bool pto_unit_start(struct pto_worker *w, struct pto_task *task,
 	struct pto_core *core = w->core;
 	struct pto_unit_rec *rec = &task->recs[unit];
 
-	rec->ts[PTO_TS_RECEIVE] = ktime_get_ns();
-	rec->ts[PTO_TS_START] = rec->ts[PTO_TS_RECEIVE];
+	if (!rec->staged)
+		rec->ts[PTO_TS_RECEIVE] = ktime_get_ns();
 	rec->core = core->index;
 	rec->core_type = core->type;
-	trace_pto_start(task, unit, core, 0);
 	if (w->ptask) {
 		/* Released early by its producer's end: retire the producer. */
 		spin_lock(&w->s->lock);
@@ -290,12 +290,15 @@ static bool pto_unit_start(struct pto_worker *w, struct pto_task *task,
 	}
 	/*
 	 * The producers whose completion released this unit: their
-	 * completions are posted now that it has started (the AICPU would do
-	 * it while the core runs).
+	 * completions are posted before its kernel starts. The AICPU would
+	 * post them while the core runs; here the core's own thread does,
+	 * and ts_start says when the kernel really began.
 	 */
 	pto_queue_post_list(&w->post, &w->freeable);
 	if (++w->ran % PTO_FREE_BATCH == 0)
 		pto_tasks_free_list(&w->freeable);
+	rec->ts[PTO_TS_START] = ktime_get_ns();
+	trace_pto_start(task, unit, core, 0);
 	if (atomic_read(&task->cancel)) {
 		res->status = DRM_PTO_NPU_STATUS_CANCELLED;
 		return false;

@@ -15,6 +15,8 @@ _Static_assert(PTO_CAP_GM_MMAP == DRM_PTO_NPU_CAP_GM_MMAP,
 	       "public capability bits mirror the uapi");
 _Static_assert(PTO_CAP_SYNCOBJ == DRM_PTO_NPU_CAP_SYNCOBJ,
 	       "public capability bits mirror the uapi");
+_Static_assert(PTO_CAP_PROFILE == DRM_PTO_NPU_CAP_PROFILE,
+	       "public capability bits mirror the uapi");
 _Static_assert(sizeof(struct pto_limits) == 152,
 	       "new limits take reserved space: the structure keeps its size");
 
@@ -24,6 +26,7 @@ static const struct {
 } pto_caps[] = {
 	{ PTO_CAP_GM_MMAP, "gm_mmap" },
 	{ PTO_CAP_SYNCOBJ, "syncobj" },
+	{ PTO_CAP_PROFILE, "profile" },
 };
 
 int pto_query(int fd, uint32_t type, void *data, uint32_t size)

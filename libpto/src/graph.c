@@ -118,6 +118,7 @@ PTO_API void pto_graph_free(struct pto_graph *g)
 	pto_vec_free(&g->preds);
 	pto_vec_free(&g->names);
 	free(g->blocks);
+	free(g->profs);
 	free(g);
 }
 
@@ -734,8 +735,49 @@ static void pto_last_own_status(struct pto_block_info *b, uint32_t n,
 	}
 }
 
+/* A task's records and their profiles, sorted together by pto_block_cmp(). */
+struct pto_block_pair {
+	struct pto_block_info info;
+	struct pto_block_prof prof;
+};
+
+static int pto_block_pair_cmp(const void *x, const void *y)
+{
+	const struct pto_block_pair *a = x, *b = y;
+
+	return pto_block_cmp(&a->info, &b->info);
+}
+
+static void pto_sort_blocks(struct pto_graph *g, struct pto_graph_task *t)
+{
+	struct pto_block_info *b = &g->blocks[t->block_off];
+	struct pto_block_prof *p;
+	struct pto_block_pair *tmp;
+	uint32_t i;
+
+	if (!g->profs) {
+		qsort(b, t->nblocks, sizeof(*b), pto_block_cmp);
+		return;
+	}
+	p = &g->profs[t->block_off];
+	tmp = malloc(t->nblocks * sizeof(*tmp));
+	if (!tmp) {
+		/* Unsorted, but each record keeps its own profile. */
+		return;
+	}
+	for (i = 0; i < t->nblocks; i++)
+		tmp[i] = (struct pto_block_pair){ b[i], p[i] };
+	qsort(tmp, t->nblocks, sizeof(*tmp), pto_block_pair_cmp);
+	for (i = 0; i < t->nblocks; i++) {
+		b[i] = tmp[i].info;
+		p[i] = tmp[i].prof;
+	}
+	free(tmp);
+}
+
 static void pto_run_complete(struct pto_run *r,
-			     const struct drm_pto_npu_cqe *cqe)
+			     const struct drm_pto_npu_cqe *cqe,
+			     const struct drm_pto_npu_prof *prof)
 {
 	struct pto_graph *g = r->g;
 	struct pto_graph_task *t;
@@ -749,8 +791,12 @@ static void pto_run_complete(struct pto_run *r,
 	if (t->status != PTO_STATUS_PENDING)
 		return;
 	pto_cqe_from_drm(&c, cqe);
-	if (t->nblocks < pto_task_records(t))
+	if (t->nblocks < pto_task_records(t)) {
+		if (g->profs)
+			pto_prof_from_drm(&g->profs[t->block_off + t->nblocks],
+					  prof);
 		g->blocks[t->block_off + t->nblocks++] = c.info;
+	}
 	if (!t->task_id)
 		t->task_id = cqe->task_id;
 	if (!(cqe->flags & DRM_PTO_NPU_CQE_F_LAST))
@@ -764,8 +810,7 @@ static void pto_run_complete(struct pto_run *r,
 		pto_last_own_status(&g->blocks[t->block_off], t->nblocks,
 				    &g->blocks[t->block_off + t->nblocks - 1]);
 	if (t->nblocks > 1)
-		qsort(&g->blocks[t->block_off], t->nblocks, sizeof(*g->blocks),
-		      pto_block_cmp);
+		pto_sort_blocks(g, t);
 	r->done++;
 }
 
@@ -773,14 +818,17 @@ static void pto_run_complete(struct pto_run *r,
 static int pto_run_reap(struct pto_run *r)
 {
 	struct drm_pto_npu_cqe batch[PTO_GRAPH_REAP_BATCH];
+	struct drm_pto_npu_prof pbatch[PTO_GRAPH_REAP_BATCH];
 	int total = 0, n, i;
 
 	do {
-		n = pto_cq_reap(&r->q->cq, batch, PTO_GRAPH_REAP_BATCH);
+		n = pto_cq_reap_prof(&r->q->cq, batch,
+				     r->g->profs ? pbatch : NULL,
+				     PTO_GRAPH_REAP_BATCH);
 		if (n < 0)
 			return n;
 		for (i = 0; i < n; i++)
-			pto_run_complete(r, &batch[i]);
+			pto_run_complete(r, &batch[i], &pbatch[i]);
 		total += n;
 	} while (n == PTO_GRAPH_REAP_BATCH);
 	return total;
@@ -910,6 +958,14 @@ PTO_API int pto_graph_run(struct pto_graph *g, struct pto_queue *q,
 	if (!blocks)
 		return -ENOMEM;
 	g->blocks = blocks;
+	free(g->profs);
+	g->profs = NULL;
+	if (pto_queue_profiling(q)) {
+		g->profs = calloc(g->total_blocks ? g->total_blocks : 1,
+				  sizeof(*g->profs));
+		if (!g->profs)
+			return -ENOMEM;
+	}
 	pto_graph_reset_results(g);
 	g->ran = true;
 	r.seq = ++q->run_seq;
@@ -986,6 +1042,20 @@ PTO_API int pto_graph_task_blocks(const struct pto_graph *g, unsigned int idx,
 	t = pto_task(g, idx);
 	*n = g->ran ? t->nblocks : 0;
 	*blocks = g->ran ? &g->blocks[t->block_off] : NULL;
+	return 0;
+}
+
+PTO_API int pto_graph_task_waits(const struct pto_graph *g, unsigned int idx,
+				 const struct pto_block_prof **profs,
+				 unsigned int *n)
+{
+	const struct pto_graph_task *t;
+
+	if (!g || idx >= g->tasks.n || !profs || !n)
+		return -EINVAL;
+	t = pto_task(g, idx);
+	*n = g->ran && g->profs ? t->nblocks : 0;
+	*profs = *n ? &g->profs[t->block_off] : NULL;
 	return 0;
 }
 

@@ -94,6 +94,7 @@ struct pto_graph {
 	struct pto_vec preds;
 	struct pto_vec names;
 	struct pto_block_info *blocks;
+	struct pto_block_prof *profs;
 	uint64_t total_blocks;
 	bool ran;
 	char msg[PTO_GRAPH_MSG_SIZE];

@@ -172,6 +172,10 @@ int pto_queue_init_rings(struct pto_queue *q, void *map, size_t map_size,
 			 uint32_t sq_offset, uint32_t sq_slots,
 			 uint32_t cq_offset, uint32_t cq_entries);
 void pto_cqe_from_drm(struct pto_cqe *out, const struct drm_pto_npu_cqe *in);
+void pto_prof_from_drm(struct pto_block_prof *out,
+		       const struct drm_pto_npu_prof *in);
+int pto_queue_init_prof(struct pto_queue *q, uint32_t prof_offset,
+			uint32_t prof_size);
 
 /* task.c */
 int pto_tensor_arg(const struct pto_tensor *t,

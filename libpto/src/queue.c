@@ -12,6 +12,15 @@
 
 #include "internal.h"
 
+_Static_assert(PTO_PROF_WAITS == DRM_PTO_NPU_PROF_WAITS &&
+	       (int)PTO_WAIT_STAGED == (int)DRM_PTO_NPU_WAIT_STAGED &&
+	       (int)PTO_WAIT_RING_POP == (int)DRM_PTO_NPU_WAIT_RING_POP &&
+	       (int)PTO_WAIT_RING_PUSH == (int)DRM_PTO_NPU_WAIT_RING_PUSH &&
+	       (int)PTO_WAIT_BARRIER_HARD == (int)DRM_PTO_NPU_WAIT_BARRIER_HARD &&
+	       (int)PTO_WAIT_BARRIER_SOFT == (int)DRM_PTO_NPU_WAIT_BARRIER_SOFT,
+	       "wait records mirror the uapi");
+_Static_assert(sizeof(struct pto_queue_params) == 48,
+	       "flags took reserved space: the parameters keep their size");
 _Static_assert(PTO_TASK_SYNC_START == DRM_PTO_NPU_TASK_F_SYNC_START,
 	       "public task flags mirror the uapi");
 _Static_assert(PTO_TASK_EARLY_RESOLVE == DRM_PTO_NPU_TASK_F_EARLY_RESOLVE,
@@ -119,6 +128,40 @@ int pto_queue_init_rings(struct pto_queue *q, void *map, size_t map_size,
 	return 0;
 }
 
+/* A profiling queue's records: one per CQE, inside the mapping. */
+int pto_queue_init_prof(struct pto_queue *q, uint32_t prof_offset,
+			uint32_t prof_size)
+{
+	uint64_t end = prof_offset + (uint64_t)q->cq.nentries * prof_size;
+	uint64_t cq_off = (uint64_t)((uint8_t *)q->cq.cqes - (uint8_t *)q->map);
+	uint64_t cq_end = cq_off + (uint64_t)q->cq.nentries * sizeof(*q->cq.cqes);
+
+	if (!prof_offset && !prof_size)
+		return 0;
+	if (prof_size != sizeof(struct drm_pto_npu_prof) ||
+	    prof_offset < sizeof(struct drm_pto_npu_ring_header) ||
+	    prof_offset % _Alignof(struct drm_pto_npu_prof) ||
+	    end > q->map_size || (prof_offset < cq_end && cq_off < end))
+		return -EPROTO;
+	q->cq.profs = (const struct drm_pto_npu_prof *)((uint8_t *)q->map +
+							prof_offset);
+	return 0;
+}
+
+/* Profiling: asked for, or PTO_TRACE_DIR / PTO_PROFILE=1 and the device can. */
+static bool pto_queue_wants_prof(const struct pto_device *dev, uint32_t flags)
+{
+	const char *trace = getenv("PTO_TRACE_DIR"), *prof = getenv("PTO_PROFILE");
+
+	if (flags & PTO_QUEUE_PROFILE)
+		return true;
+	if (!(dev->info.capabilities & PTO_CAP_PROFILE))
+		return false;
+	if (prof && *prof)
+		return strcmp(prof, "0") != 0;
+	return trace && *trace;
+}
+
 static int pto_queue_ioctl_destroy(int fd, uint32_t id)
 {
 	struct drm_pto_npu_queue_destroy d = { .queue_id = id };
@@ -167,9 +210,13 @@ PTO_API int pto_queue_create_params(struct pto_device *dev,
 	for (i = 0; i < sizeof(params->reserved) / sizeof(params->reserved[0]); i++)
 		if (params->reserved[i])
 			return -EINVAL;
+	if ((params->flags & ~PTO_QUEUE_PROFILE) || params->reserved32)
+		return -EINVAL;
 	c.sq_slots = params->sq_slots;
 	c.cq_entries = params->cq_entries;
 	c.work_budget = params->work_budget;
+	if (pto_queue_wants_prof(dev, params->flags))
+		c.flags |= DRM_PTO_NPU_QUEUE_F_PROFILE;
 	q = calloc(1, sizeof(*q));
 	if (!q)
 		return -ENOMEM;
@@ -196,6 +243,10 @@ PTO_API int pto_queue_create_params(struct pto_device *dev,
 	}
 	ret = pto_queue_init_rings(q, map, c.ring_size, c.sq_offset, c.sq_slots,
 				   c.cq_offset, c.cq_entries);
+	if (!ret && (c.flags & DRM_PTO_NPU_QUEUE_F_PROFILE))
+		ret = c.prof_size ? pto_queue_init_prof(q, c.prof_offset,
+							c.prof_size) :
+				    -EPROTO;
 	if (ret) {
 		munmap(map, c.ring_size);
 		goto err_destroy;
@@ -356,10 +407,54 @@ void pto_cqe_from_drm(struct pto_cqe *out, const struct drm_pto_npu_cqe *in)
 	};
 }
 
+void pto_prof_from_drm(struct pto_block_prof *out,
+		       const struct drm_pto_npu_prof *in)
+{
+	unsigned int i;
+
+	*out = (struct pto_block_prof){
+		.nwaits = in->nwaits,
+		.wait_ns = in->wait_ns,
+	};
+	for (i = 0; i < PTO_PROF_WAITS && i < in->nwaits; i++)
+		out->waits[i] = (struct pto_wait){
+			.begin = in->waits[i].begin,
+			.end = in->waits[i].end,
+			.kind = in->waits[i].kind,
+			.pc = in->waits[i].pc,
+		};
+}
+
+PTO_API bool pto_queue_profiling(const struct pto_queue *q)
+{
+	return q && q->cq.profs;
+}
+
+PTO_API const char *pto_wait_kind_name(unsigned int kind)
+{
+	static const char *const names[] = {
+		[PTO_WAIT_STAGED] = "STAGED",
+		[PTO_WAIT_RING_POP] = "RING_POP",
+		[PTO_WAIT_RING_PUSH] = "RING_PUSH",
+		[PTO_WAIT_BARRIER_HARD] = "BARRIER_HARD",
+		[PTO_WAIT_BARRIER_SOFT] = "BARRIER_SOFT",
+	};
+
+	return kind < PTO_ARRAY_SIZE(names) && names[kind] ? names[kind] :
+							     "UNKNOWN";
+}
+
 PTO_API int pto_queue_reap(struct pto_queue *q, struct pto_cqe *out,
 			   unsigned int max)
 {
+	return pto_queue_reap_prof(q, out, NULL, max);
+}
+
+PTO_API int pto_queue_reap_prof(struct pto_queue *q, struct pto_cqe *out,
+				struct pto_block_prof *prof, unsigned int max)
+{
 	struct drm_pto_npu_cqe batch[32];
+	struct drm_pto_npu_prof pbatch[32];
 	unsigned int done = 0;
 
 	if (!q || (max && !out))
@@ -372,11 +467,14 @@ PTO_API int pto_queue_reap(struct pto_queue *q, struct pto_cqe *out,
 
 		if (want > PTO_ARRAY_SIZE(batch))
 			want = PTO_ARRAY_SIZE(batch);
-		n = pto_cq_reap(&q->cq, batch, want);
+		n = pto_cq_reap_prof(&q->cq, batch, prof ? pbatch : NULL, want);
 		if (n < 0)
 			return done ? (int)done : n;
-		for (i = 0; i < (unsigned int)n; i++)
+		for (i = 0; i < (unsigned int)n; i++) {
 			pto_cqe_from_drm(&out[done + i], &batch[i]);
+			if (prof)
+				pto_prof_from_drm(&prof[done + i], &pbatch[i]);
+		}
 		done += n;
 		if ((unsigned int)n < want)
 			break;

@@ -147,6 +147,12 @@ uint32_t pto_sq_retract(struct pto_sq *sq)
 int pto_cq_reap(struct pto_cq *cq, struct drm_pto_npu_cqe *out,
 		unsigned int max)
 {
+	return pto_cq_reap_prof(cq, out, NULL, max);
+}
+
+int pto_cq_reap_prof(struct pto_cq *cq, struct drm_pto_npu_cqe *out,
+		     struct drm_pto_npu_prof *prof, unsigned int max)
+{
 	uint32_t tail = __atomic_load_n(cq->tail, __ATOMIC_ACQUIRE);
 	uint32_t head = __atomic_load_n(cq->head, __ATOMIC_RELAXED);
 	uint32_t avail = tail - head, n, i;
@@ -156,6 +162,12 @@ int pto_cq_reap(struct pto_cq *cq, struct drm_pto_npu_cqe *out,
 	n = avail < max ? avail : max;
 	for (i = 0; i < n; i++)
 		out[i] = cq->cqes[(head + i) & (cq->nentries - 1)];
+	for (i = 0; prof && i < n; i++) {
+		if (cq->profs)
+			prof[i] = cq->profs[(head + i) & (cq->nentries - 1)];
+		else
+			memset(&prof[i], 0, sizeof(prof[i]));
+	}
 	if (n)
 		__atomic_store_n(cq->head, head + n, __ATOMIC_RELEASE);
 	return (int)n;

@@ -30,12 +30,14 @@ struct pto_sq {
 /**
  * struct pto_cq - the completion ring, as user space sees it
  * @cqes: CQE 0
+ * @profs: profile record 0 (one per CQE), NULL unless the queue profiles
  * @nentries: entries, a power of two
  * @head: CQEs consumed (ours, written with release)
  * @tail: CQEs posted (device-owned, read with acquire)
  */
 struct pto_cq {
 	struct drm_pto_npu_cqe *cqes;
+	const struct drm_pto_npu_prof *profs;
 	uint32_t nentries;
 	uint32_t *head;
 	uint32_t *tail;
@@ -124,5 +126,17 @@ uint32_t pto_sq_retract(struct pto_sq *sq);
  */
 int pto_cq_reap(struct pto_cq *cq, struct drm_pto_npu_cqe *out,
 		unsigned int max);
+
+/**
+ * pto_cq_reap_prof() - pto_cq_reap(), and each CQE's profile record
+ * @cq: ring
+ * @out: room for @max CQEs
+ * @prof: room for @max records (zeroed without @cq->profs), or NULL
+ * @max: at most this many
+ *
+ * Return: as pto_cq_reap().
+ */
+int pto_cq_reap_prof(struct pto_cq *cq, struct drm_pto_npu_cqe *out,
+		     struct drm_pto_npu_prof *prof, unsigned int max);
 
 #endif /* PTO_RING_H */

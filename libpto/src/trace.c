@@ -141,15 +141,73 @@ static const struct pto_block_info *edge_unit(const struct pto_graph *g,
 	return best;
 }
 
+/* What a wait is called on its slice. */
+static const char *wait_label(uint32_t kind)
+{
+	switch (kind) {
+	case PTO_WAIT_STAGED:
+		return "staged";
+	case PTO_WAIT_RING_POP:
+		return "wait: ring POP";
+	case PTO_WAIT_RING_PUSH:
+		return "wait: ring PUSH";
+	case PTO_WAIT_BARRIER_HARD:
+		return "barrier: HARD";
+	case PTO_WAIT_BARRIER_SOFT:
+		return "barrier: SOFT";
+	}
+	return "wait";
+}
+
+/*
+ * A block's waits, each its own slice on the block's lane: a ring or
+ * barrier wait inside the block's bar (a child slice: the bar is the run,
+ * the child what of it was not work), the staged interval before it.
+ */
+static void write_waits(struct pto_trace_ctx *c, size_t i, unsigned int k,
+			const struct pto_block_info *b,
+			const struct pto_block_prof *p)
+{
+	const struct pto_graph_task *t = task_at(c->g, i);
+	unsigned int w, n = p->nwaits < PTO_PROF_WAITS ? p->nwaits :
+							 PTO_PROF_WAITS;
+
+	for (w = 0; w < n; w++) {
+		const struct pto_wait *x = &p->waits[w];
+		uint64_t begin = x->begin, end = x->end;
+
+		/* Inside the bar (rings, barriers) or before it (staged). */
+		if (x->kind != PTO_WAIT_STAGED) {
+			if (begin < b->ts_start)
+				begin = b->ts_start;
+			if (end > b->ts_end)
+				end = b->ts_end;
+		}
+		if (end < begin)
+			end = begin;
+		sep(c);
+		fprintf(c->f,
+			"{\"ph\":\"X\",\"pid\":%u,\"tid\":%u,\"name\":\"%s\",\"cat\":\"wait\",\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"task_id\":%" PRIu64
+			",\"graph_index\":%zu,\"block\":%u,\"unit\":%u,\"kind\":\"%s\",\"pc\":%u,\"begin_us\":%.3f,\"end_us\":%.3f}}",
+			c->pid, lane(c, b), wait_label(x->kind), us(c, begin),
+			(double)(end - begin) / 1000.0, t->task_id, i, b->block,
+			k, pto_wait_kind_name(x->kind), x->pc, us(c, x->begin),
+			us(c, x->end));
+	}
+}
+
 static void write_units(struct pto_trace_ctx *c, size_t i)
 {
 	const struct pto_graph_task *t = task_at(c->g, i);
 	const struct pto_block_info *bl;
+	const struct pto_block_prof *pr = NULL;
 	char nbuf[32];
 	const char *name = task_name(c->g, i, nbuf, sizeof(nbuf));
-	unsigned int n, k;
+	unsigned int n, np = 0, k;
 
 	bl = blocks_of(c->g, i, &n);
+	if (pto_graph_task_waits(c->g, (unsigned int)i, &pr, &np) || np != n)
+		pr = NULL;
 	for (k = 0; bl && k < n; k++) {
 		const struct pto_block_info *b = &bl[k];
 		bool staged = b->flags & PTO_BLOCK_STAGED;
@@ -164,7 +222,7 @@ static void write_units(struct pto_trace_ctx *c, size_t i)
 		fprintf(c->f,
 			",\"cat\":\"%s\",\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"task_id\":%" PRIu64
 			",\"graph_index\":%zu,\"block\":%u,\"unit\":%u,\"core\":\"%s_%u\",\"shape\":\"%s\",\"status\":\"%s\",\"staged\":%s,"
-			"\"dispatch_us\":%.3f,\"receive_us\":%.3f,\"start_us\":%.3f,\"end_us\":%.3f,\"finish_us\":%.3f}}",
+			"\"dispatch_us\":%.3f,\"receive_us\":%.3f,\"start_us\":%.3f,\"end_us\":%.3f,\"finish_us\":%.3f",
 			staged ? "block,staged" : "block", start,
 			end > start ? end - start : 0.001, t->task_id, i,
 			b->block, k,
@@ -172,6 +230,14 @@ static void write_units(struct pto_trace_ctx *c, size_t i)
 			shape_name(t), pto_status_name(b->status),
 			staged ? "true" : "false", us(c, b->ts_dispatch),
 			us(c, b->ts_receive), start, end, us(c, b->ts_finish));
+		if (staged)
+			fprintf(c->f, ",\"release_us\":%.3f", us(c, b->ts_receive));
+		if (pr)
+			fprintf(c->f, ",\"waits\":%u,\"wait_us\":%.3f",
+				pr[k].nwaits, (double)pr[k].wait_ns / 1000.0);
+		fputs("}}", c->f);
+		if (pr)
+			write_waits(c, i, k, b, &pr[k]);
 		/* The [dispatch, start] wait: an async slice, apart from the bars. */
 		sep(c);
 		fprintf(c->f,

@@ -237,7 +237,8 @@ static void cq_reap_wraps(void)
 {
 	struct drm_pto_npu_ring_header hdr = { 0 };
 	struct drm_pto_npu_cqe ring[4], out[8];
-	struct pto_cq cq = { ring, 4, &hdr.cq_head, &hdr.cq_tail };
+	struct pto_cq cq = { .cqes = ring, .nentries = 4, .head = &hdr.cq_head,
+			      .tail = &hdr.cq_tail };
 	unsigned int i;
 
 	for (i = 0; i < 4; i++)
@@ -256,6 +257,49 @@ static void cq_reap_wraps(void)
 	hdr.cq_tail = 11;
 	TAP_CHECK_EQ(pto_cq_reap(&cq, out, 8), -EPROTO);
 	TAP_CHECK_EQ(hdr.cq_head, 6);
+}
+
+/* Each CQE's profile record comes with it, from the same ring index. */
+static void cq_reap_prof_wraps(void)
+{
+	struct drm_pto_npu_ring_header hdr = { 0 };
+	struct drm_pto_npu_cqe ring[4], out[4];
+	struct drm_pto_npu_prof profs[4], pout[4];
+	struct pto_cq cq = { .cqes = ring, .nentries = 4, .head = &hdr.cq_head,
+			      .tail = &hdr.cq_tail };
+	struct pto_block_prof bp;
+	unsigned int i;
+
+	for (i = 0; i < 4; i++) {
+		ring[i] = (struct drm_pto_npu_cqe){ .user_data = 100 + i };
+		profs[i] = (struct drm_pto_npu_prof){ .nwaits = 7 + i,
+						      .wait_ns = 1000 * i };
+		profs[i].waits[0] = (struct drm_pto_npu_wait){
+			.begin = 10 * i, .end = 10 * i + 5,
+			.kind = DRM_PTO_NPU_WAIT_RING_POP, .pc = i };
+	}
+	hdr.cq_head = 3;
+	hdr.cq_tail = 5;
+	/* Without records: zeroed profiles. */
+	memset(pout, 0xff, sizeof(pout));
+	TAP_CHECK_EQ(pto_cq_reap_prof(&cq, out, pout, 1), 1);
+	TAP_CHECK_EQ(pout[0].nwaits, 0);
+	TAP_CHECK_EQ(pout[0].wait_ns, 0);
+	cq.profs = profs;
+	TAP_CHECK_EQ(pto_cq_reap_prof(&cq, out, pout, 4), 1);
+	TAP_CHECK_EQ(out[0].user_data, 100);
+	TAP_CHECK_EQ(pout[0].nwaits, 7);
+	TAP_CHECK_EQ(pout[0].waits[0].end, 5);
+	pto_prof_from_drm(&bp, &profs[2]);
+	TAP_CHECK_EQ(bp.nwaits, 9);
+	TAP_CHECK_EQ(bp.wait_ns, 2000);
+	TAP_CHECK_EQ(bp.waits[0].begin, 20);
+	TAP_CHECK_EQ(bp.waits[0].kind, PTO_WAIT_RING_POP);
+	TAP_CHECK_EQ(bp.waits[0].pc, 2);
+	TAP_CHECK_EQ(bp.waits[5].kind, 0);
+	TAP_CHECK_EQ(strcmp(pto_wait_kind_name(PTO_WAIT_BARRIER_HARD),
+			    "BARRIER_HARD"), 0);
+	TAP_CHECK_EQ(strcmp(pto_wait_kind_name(99), "UNKNOWN"), 0);
 }
 
 static void cqe_conversion(void)
@@ -398,5 +442,5 @@ TAP_MAIN(TAP_TEST(slot_counts), TAP_TEST(packing_order),
 	 TAP_TEST(entry_larger_than_ring),
 	 TAP_TEST(head_past_tail_means_no_room),
 	 TAP_TEST(raw_entries_are_padded), TAP_TEST(cq_reap_wraps),
-	 TAP_TEST(cqe_conversion), TAP_TEST(ring_layout_checked),
+	 TAP_TEST(cq_reap_prof_wraps), TAP_TEST(cqe_conversion), TAP_TEST(ring_layout_checked),
 	 TAP_TEST(tensor_arguments))

@@ -162,7 +162,8 @@ FIXTURE(mixed) {
 FIXTURE_SETUP(mixed)
 {
 	ASSERT_EQ(0, pto_test_dev_open(&self->dev));
-	ASSERT_EQ(0, pto_queue_create(self->dev, 0, 0, &self->q));
+	/* Profiling: the units' ring waits. */
+	ASSERT_EQ(0, pto_test_queue_prof(self->dev, &self->q));
 	ASSERT_EQ(0, pto_device_query_info(self->dev, &self->info));
 	ASSERT_EQ(0, pto_device_query_limits(self->dev, &self->limits));
 }
@@ -311,6 +312,12 @@ static void pipe_ok(struct __test_metadata *_metadata,
 				  ((int32_t *)pto_tensor_data(self->x))[bad] + 1);
 	busiest = check_units(_metadata, g, p->split, blocks,
 			      self->info.clusters);
+	/* Ring waits only, each inside its unit's bar. */
+	EXPECT_EQ(0, pto_test_waits_sane(g, 0,
+					 (1U << PTO_WAIT_RING_POP) |
+					 (1U << PTO_WAIT_RING_PUSH),
+					 self->err, sizeof(self->err)))
+		TH_LOG("%s", self->err);
 	if (blocks > self->info.clusters) {
 		EXPECT_LE(2U, busiest) TH_LOG("%u mixed blocks, no waves", blocks);
 	}

@@ -271,12 +271,57 @@ TEST_F(queue, create_smallest_sizes_accepted)
 	EXPECT_EQ(1u, c.cq_entries);
 }
 
-TEST_F(queue, create_nonzero_flags_rejected)
+TEST_F(queue, create_unknown_flags_rejected)
 {
-	struct drm_pto_npu_queue_create c = { .flags = 1 };
+	struct drm_pto_npu_queue_create c = { .flags = 2 };
 
 	EXPECT_EQ(-EINVAL, q_create(self->fd, &c));
+	c.flags = DRM_PTO_NPU_QUEUE_F_PROFILE | 0x80000000u;
+	EXPECT_EQ(-EINVAL, q_create(self->fd, &c));
 	c.flags = 0x80000000u;
+	EXPECT_EQ(-EINVAL, q_create(self->fd, &c));
+	EXPECT_EQ(0u, c.queue_id);
+}
+
+TEST_F(queue, create_profile_layout)
+{
+	struct drm_pto_npu_queue_create c = {
+		.sq_slots = 64, .cq_entries = 128,
+		.flags = DRM_PTO_NPU_QUEUE_F_PROFILE,
+	};
+	struct drm_pto_npu_device_info info;
+	uint64_t cq_end;
+
+	ASSERT_EQ(0, pto_test_device_info(self->fd, &info));
+	EXPECT_TRUE(!!(info.capabilities & DRM_PTO_NPU_CAP_PROFILE));
+	ASSERT_EQ(0, q_create(self->fd, &c));
+	cq_end = c.cq_offset + (uint64_t)c.cq_entries * sizeof(struct drm_pto_npu_cqe);
+	EXPECT_EQ((uint32_t)sizeof(struct drm_pto_npu_prof), c.prof_size);
+	EXPECT_EQ(0u, c.prof_size % 8);
+	EXPECT_LE(cq_end, c.prof_offset);
+	EXPECT_EQ(0u, c.prof_offset % 8);
+	EXPECT_LE((uint64_t)c.prof_offset + (uint64_t)c.cq_entries * c.prof_size,
+		  c.ring_size);
+}
+
+TEST_F(queue, create_without_profile_reports_none)
+{
+	struct drm_pto_npu_queue_create c = { .sq_slots = 64 };
+
+	ASSERT_EQ(0, q_create(self->fd, &c));
+	EXPECT_EQ(0u, c.prof_offset);
+	EXPECT_EQ(0u, c.prof_size);
+}
+
+TEST_F(queue, create_nonzero_prof_fields_rejected)
+{
+	struct drm_pto_npu_queue_create c = {
+		.flags = DRM_PTO_NPU_QUEUE_F_PROFILE, .prof_offset = 4096,
+	};
+
+	EXPECT_EQ(-EINVAL, q_create(self->fd, &c));
+	c.prof_offset = 0;
+	c.prof_size = (uint32_t)sizeof(struct drm_pto_npu_prof);
 	EXPECT_EQ(-EINVAL, q_create(self->fd, &c));
 	EXPECT_EQ(0u, c.queue_id);
 }

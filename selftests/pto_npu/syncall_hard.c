@@ -40,7 +40,8 @@ FIXTURE_SETUP(hard)
 {
 	ASSERT_EQ(0, pto_test_dev_open(&self->dev))
 		TH_LOG("open %s", pto_test_device_path());
-	ASSERT_EQ(0, pto_queue_create(self->dev, 0, 0, &self->q));
+	/* Profiling: each block's barrier waits, arrival to release. */
+	ASSERT_EQ(0, pto_test_queue_prof(self->dev, &self->q));
 	self->aiv = pto_available_aiv_count(self->dev);
 	self->clusters = pto_available_cluster_count(self->dev);
 	ASSERT_LT(0U, self->clusters);
@@ -115,6 +116,22 @@ static int run_one(struct __test_metadata *_metadata, FIXTURE_DATA(hard) *self,
 	return pto_graph_run(g, self->q, RUN_TIMEOUT);
 }
 
+/*
+ * The profile of a rounds task: every unit met the barrier twice a round,
+ * and no unit left one before the last arrived; its waits lie in its bar.
+ */
+static void barrier_ok(struct __test_metadata *_metadata,
+		       FIXTURE_DATA(hard) *self, const struct pto_graph *g)
+{
+	EXPECT_EQ(0, pto_test_waits_sane(g, 0, 1U << PTO_WAIT_BARRIER_HARD,
+					 self->err, sizeof(self->err)))
+		TH_LOG("%s", self->err);
+	EXPECT_EQ(0, pto_test_barrier_waits(g, 0, PTO_WAIT_BARRIER_HARD,
+					    2 * ROUNDS, self->err,
+					    sizeof(self->err)))
+		TH_LOG("%s", self->err);
+}
+
 TEST_F_TIMEOUT(hard, aiv_rounds, 180)
 {
 	struct pto_kernel *k;
@@ -137,6 +154,7 @@ TEST_F_TIMEOUT(hard, aiv_rounds, 180)
 		TH_LOG("run: %s", pto_graph_error(g));
 	EXPECT_EQ((int)self->aiv, pto_test_blocks_with(g, 0, PTO_BLOCK_RAN));
 	check_rounds(_metadata, v, m, 1, self->aiv);
+	barrier_ok(_metadata, self, g);
 	pto_graph_free(g);
 	pto_tensor_free(m);
 	pto_tensor_free(v);
@@ -166,6 +184,7 @@ TEST_F_TIMEOUT(hard, aic_rounds, 180)
 	EXPECT_EQ((int)self->clusters,
 		  pto_test_blocks_with(g, 0, PTO_BLOCK_RAN));
 	check_rounds(_metadata, v, m, 1, self->clusters);
+	barrier_ok(_metadata, self, g);
 	pto_graph_free(g);
 	pto_tensor_free(m);
 	pto_tensor_free(v);
@@ -217,6 +236,7 @@ static void mix_rounds(struct __test_metadata *_metadata,
 	EXPECT_EQ((int)(self->clusters * nrows),
 		  pto_test_blocks_with(g, 0, PTO_BLOCK_RAN));
 	check_rounds(_metadata, v, m, nrows, self->clusters);
+	barrier_ok(_metadata, self, g);
 	pto_graph_free(g);
 	pto_tensor_free(m);
 	pto_tensor_free(v);

@@ -101,7 +101,8 @@ FIXTURE_SETUP(soft)
 {
 	ASSERT_EQ(0, pto_test_dev_open(&self->dev))
 		TH_LOG("open %s", pto_test_device_path());
-	ASSERT_EQ(0, pto_queue_create(self->dev, 0, 0, &self->q));
+	/* Profiling: each block's barrier waits, arrival to release. */
+	ASSERT_EQ(0, pto_test_queue_prof(self->dev, &self->q));
 	self->aiv = pto_available_aiv_count(self->dev);
 	ASSERT_LT(BLOCKS, (int)self->aiv) TH_LOG("partial occupancy needs > %d AIVs",
 					   BLOCKS);
@@ -135,6 +136,14 @@ static void run_soft(struct __test_metadata *_metadata,
 		TH_LOG("run: %s", pto_graph_error(g));
 	EXPECT_EQ(BLOCKS, pto_test_blocks_with(g, 0, PTO_BLOCK_RAN));
 	check_rounds(_metadata, &b, 1, BLOCKS, ARRIVALS(BLOCKS));
+	/* No block left a barrier before the last one arrived. */
+	EXPECT_EQ(0, pto_test_waits_sane(g, 0, 1U << PTO_WAIT_BARRIER_SOFT,
+					 self->err, sizeof(self->err)))
+		TH_LOG("%s", self->err);
+	EXPECT_EQ(0, pto_test_barrier_waits(g, 0, PTO_WAIT_BARRIER_SOFT,
+					    2 * ROUNDS, self->err,
+					    sizeof(self->err)))
+		TH_LOG("%s", self->err);
 	pto_graph_free(g);
 	bufs_free(&b);
 }

@@ -20,7 +20,7 @@ extern "C" {
 #endif
 
 /** DRM_PTO_NPU_UAPI_VERSION - bumped whenever the ABI grows. */
-#define DRM_PTO_NPU_UAPI_VERSION 3
+#define DRM_PTO_NPU_UAPI_VERSION 4
 
 /*
  * Ioctl numbers, relative to DRM_COMMAND_BASE. Append only: a number is
@@ -88,6 +88,11 @@ struct drm_pto_npu_query {
 #define DRM_PTO_NPU_CAP_GM_MMAP _BITULL(0)
 /** DRM_PTO_NPU_CAP_SYNCOBJ: the device supports DRM syncobjs. */
 #define DRM_PTO_NPU_CAP_SYNCOBJ _BITULL(1)
+/**
+ * DRM_PTO_NPU_CAP_PROFILE: queues take DRM_PTO_NPU_QUEUE_F_PROFILE (a
+ * profile record beside each CQE: the unit's waits).
+ */
+#define DRM_PTO_NPU_CAP_PROFILE _BITULL(2)
 
 /**
  * struct drm_pto_npu_device_info - topology and local buffer budgets
@@ -707,11 +712,21 @@ struct drm_pto_npu_cqe {
 	__u32 flags;
 	/** @detail: status-specific detail (fault location, argument index). */
 	__u64 detail;
-	/** @ts_dispatch: the scheduler handed the block to the core. */
+	/**
+	 * @ts_dispatch: the scheduler placed the block on @core; a pre-staged
+	 * unit (DRM_PTO_NPU_CQE_F_STAGED): when it was staged there, before
+	 * its producers ended.
+	 */
 	__u64 ts_dispatch;
-	/** @ts_receive: the core picked it up. */
+	/**
+	 * @ts_receive: the core took the block: its thread picked the unit
+	 * up; a pre-staged unit: the doorbell its last producer's end rang.
+	 */
 	__u64 ts_receive;
-	/** @ts_start: the kernel started. */
+	/**
+	 * @ts_start: the kernel's first instruction (after the core posted
+	 * the completions it owed, see Documentation/scheduler.rst).
+	 */
 	__u64 ts_start;
 	/** @ts_end: the kernel returned. */
 	__u64 ts_end;
@@ -723,6 +738,73 @@ struct drm_pto_npu_cqe {
 };
 
 /**
+ * enum drm_pto_npu_wait_kind - what a unit waited for (&drm_pto_npu_wait.kind)
+ */
+enum drm_pto_npu_wait_kind {
+	/** @DRM_PTO_NPU_WAIT_NONE: no wait (an unused record). */
+	DRM_PTO_NPU_WAIT_NONE = 0,
+	/**
+	 * @DRM_PTO_NPU_WAIT_STAGED: pre-staged on its core (allow_early_resolve)
+	 * from its placement to the doorbell its producer's end rang.
+	 */
+	DRM_PTO_NPU_WAIT_STAGED = 1,
+	/** @DRM_PTO_NPU_WAIT_RING_POP: a POP from the empty cross-core ring. */
+	DRM_PTO_NPU_WAIT_RING_POP = 2,
+	/** @DRM_PTO_NPU_WAIT_RING_PUSH: a PUSH to the full cross-core ring. */
+	DRM_PTO_NPU_WAIT_RING_PUSH = 3,
+	/**
+	 * @DRM_PTO_NPU_WAIT_BARRIER_HARD: a HARD SYNCALL, from this block's
+	 * arrival to its release (the same instant for the last to arrive).
+	 */
+	DRM_PTO_NPU_WAIT_BARRIER_HARD = 4,
+	/** @DRM_PTO_NPU_WAIT_BARRIER_SOFT: a SOFT SYNCALL, arrival to release. */
+	DRM_PTO_NPU_WAIT_BARRIER_SOFT = 5,
+};
+
+/**
+ * struct drm_pto_npu_wait - one interval a unit spent waiting, not working
+ */
+struct drm_pto_npu_wait {
+	/** @begin: CLOCK_MONOTONIC ns the wait began (barrier: arrival). */
+	__u64 begin;
+	/** @end: CLOCK_MONOTONIC ns it ended (barrier: release). */
+	__u64 end;
+	/** @kind: &enum drm_pto_npu_wait_kind. */
+	__u32 kind;
+	/** @pc: index of the instruction that waited (0 for STAGED). */
+	__u32 pc;
+};
+
+/** DRM_PTO_NPU_PROF_WAITS: waits a profile record lists. */
+#define DRM_PTO_NPU_PROF_WAITS 6
+
+/**
+ * struct drm_pto_npu_prof - profile record of one CQE (one unit)
+ *
+ * Written with its CQE, at the same index, by a queue created with
+ * DRM_PTO_NPU_QUEUE_F_PROFILE. The CQE's bar (ts_start to ts_end) is the
+ * unit's run; the waits say which parts of it were not work. A CQE of a
+ * task that never ran has a zeroed record.
+ */
+struct drm_pto_npu_prof {
+	/** @nwaits: waits of the unit (may exceed DRM_PTO_NPU_PROF_WAITS). */
+	__u32 nwaits;
+	/** @pad: zero. */
+	__u32 pad;
+	/** @wait_ns: their total length, those not listed included. */
+	__u64 wait_ns;
+	/** @waits: the first min(@nwaits, DRM_PTO_NPU_PROF_WAITS), in order. */
+	struct drm_pto_npu_wait waits[DRM_PTO_NPU_PROF_WAITS];
+};
+
+/* Queue flags, &drm_pto_npu_queue_create.flags. */
+/**
+ * DRM_PTO_NPU_QUEUE_F_PROFILE: each CQE has a &struct drm_pto_npu_prof
+ * (DRM_PTO_NPU_CAP_PROFILE).
+ */
+#define DRM_PTO_NPU_QUEUE_F_PROFILE _BITUL(0)
+
+/**
  * struct drm_pto_npu_queue_create - DRM_IOCTL_PTO_NPU_QUEUE_CREATE
  */
 struct drm_pto_npu_queue_create {
@@ -730,7 +812,7 @@ struct drm_pto_npu_queue_create {
 	__u32 sq_slots;
 	/** @cq_entries: in: power of two, 0 for 4 * @sq_slots; out: actual. */
 	__u32 cq_entries;
-	/** @flags: must be zero. */
+	/** @flags: DRM_PTO_NPU_QUEUE_F_* bits, others zero. */
 	__u32 flags;
 	/** @queue_id: out: queue id, never 0. */
 	__u32 queue_id;
@@ -757,6 +839,14 @@ struct drm_pto_npu_queue_create {
 	 * the DRM core zero-extends.
 	 */
 	__u64 work_budget;
+	/**
+	 * @prof_offset: out: with DRM_PTO_NPU_QUEUE_F_PROFILE, byte offset of
+	 * the profile records in the ring memory: the record of CQE i is at
+	 * @prof_offset + i * @prof_size; else 0. Appended, as @work_budget.
+	 */
+	__u32 prof_offset;
+	/** @prof_size: out: sizeof(struct drm_pto_npu_prof) with the flag, else 0. */
+	__u32 prof_size;
 };
 
 /**

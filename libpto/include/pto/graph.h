@@ -248,6 +248,24 @@ PTO_API int pto_graph_task_blocks(const struct pto_graph *g, unsigned int idx,
 				  unsigned int *n);
 
 /**
+ * pto_graph_task_waits() - the waits of each block of a task, last run
+ * @g: graph
+ * @idx: task index
+ * @profs: set to the task's profiles, one per record of
+ *	   pto_graph_task_blocks() and in its order, or NULL
+ * @n: set to their number: 0 unless the run's queue profiled
+ *     (pto_queue_profiling())
+ *
+ * Which parts of a block's bar were waits (a ring, a barrier: its
+ * arrival and release) and, for a pre-staged block, its staged interval.
+ *
+ * Return: 0, or -EINVAL for @idx out of range.
+ */
+PTO_API int pto_graph_task_waits(const struct pto_graph *g, unsigned int idx,
+				 const struct pto_block_prof **profs,
+				 unsigned int *n);
+
+/**
  * pto_graph_first_error() - describe the first task that failed
  * @g: graph
  * @buf: buffer for the text, or NULL

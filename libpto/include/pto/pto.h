@@ -49,6 +49,11 @@ extern "C" {
 #define PTO_CAP_GM_MMAP (UINT64_C(1) << 0)
 /** PTO_CAP_SYNCOBJ - the device supports DRM syncobjs. */
 #define PTO_CAP_SYNCOBJ (UINT64_C(1) << 1)
+/**
+ * PTO_CAP_PROFILE - queues can profile: each completion carries its
+ * block's waits (PTO_QUEUE_PROFILE).
+ */
+#define PTO_CAP_PROFILE (UINT64_C(1) << 2)
 
 struct pto_device;
 struct pto_buffer;

@@ -351,6 +351,15 @@ PTO_API int pto_queue_create(struct pto_device *dev, uint32_t sq_slots,
 			     uint32_t cq_entries, struct pto_queue **out);
 
 /**
+ * PTO_QUEUE_PROFILE - &pto_queue_params.flags: the queue profiles, each
+ * completion has its block's waits (pto_queue_reap_prof(),
+ * pto_graph_task_waits()). Needs PTO_CAP_PROFILE. Queues are created
+ * profiling without the flag too when the environment has PTO_TRACE_DIR
+ * or PTO_PROFILE=1 and the device can.
+ */
+#define PTO_QUEUE_PROFILE (1U << 0)
+
+/**
  * struct pto_queue_params - how pto_queue_create_params() makes a queue
  * @sq_slots: as pto_queue_create()'s, 0 for the default
  * @cq_entries: as pto_queue_create()'s, 0 for 4 * the SQ slots
@@ -358,14 +367,86 @@ PTO_API int pto_queue_create(struct pto_device *dev, uint32_t sq_slots,
  *		 before it fails with PTO_STATUS_WORK_BUDGET, from
  *		 &pto_limits.min_work_budget to .max_work_budget; 0 for the
  *		 device's default (&pto_limits.work_budget)
+ * @flags: PTO_QUEUE_* bits
+ * @reserved32: zero
  * @reserved: zero
  */
 struct pto_queue_params {
 	uint32_t sq_slots;
 	uint32_t cq_entries;
 	uint64_t work_budget;
-	uint64_t reserved[4];
+	uint32_t flags;
+	uint32_t reserved32;
+	uint64_t reserved[3];
 };
+
+/**
+ * enum pto_wait_kind - what a block waited for (&pto_wait.kind)
+ * @PTO_WAIT_STAGED: pre-staged on its core (allow_early_resolve), from its
+ *		     placement to the doorbell its producer's end rang
+ * @PTO_WAIT_RING_POP: a POP from the empty cross-core ring
+ * @PTO_WAIT_RING_PUSH: a PUSH to the full cross-core ring
+ * @PTO_WAIT_BARRIER_HARD: a HARD syncall, from this block's arrival to its
+ *			   release (the same instant for the last to arrive)
+ * @PTO_WAIT_BARRIER_SOFT: a SOFT syncall, arrival to release
+ */
+enum pto_wait_kind {
+	PTO_WAIT_STAGED = 1,
+	PTO_WAIT_RING_POP = 2,
+	PTO_WAIT_RING_PUSH = 3,
+	PTO_WAIT_BARRIER_HARD = 4,
+	PTO_WAIT_BARRIER_SOFT = 5,
+};
+
+/**
+ * struct pto_wait - an interval a block spent waiting, not working
+ * @begin: CLOCK_MONOTONIC ns it began (a barrier: the block's arrival)
+ * @end: CLOCK_MONOTONIC ns it ended (a barrier: the release)
+ * @kind: &enum pto_wait_kind
+ * @pc: the instruction that waited (0 for PTO_WAIT_STAGED)
+ */
+struct pto_wait {
+	uint64_t begin;
+	uint64_t end;
+	uint32_t kind;
+	uint32_t pc;
+};
+
+/** PTO_PROF_WAITS - waits a &struct pto_block_prof lists. */
+#define PTO_PROF_WAITS 6
+
+/**
+ * struct pto_block_prof - a block's waits (a profiling queue's completion)
+ * @nwaits: the block's waits (may exceed PTO_PROF_WAITS)
+ * @reserved: zero
+ * @wait_ns: their total length, those not listed included
+ * @waits: the first min(@nwaits, PTO_PROF_WAITS), in order
+ *
+ * Its &pto_block_info's bar (ts_start to ts_end) is the block's run; the
+ * waits inside it are not work.
+ */
+struct pto_block_prof {
+	uint32_t nwaits;
+	uint32_t reserved;
+	uint64_t wait_ns;
+	struct pto_wait waits[PTO_PROF_WAITS];
+};
+
+/**
+ * pto_wait_kind_name() - name of a wait kind ("STAGED", "RING_POP", ...)
+ * @kind: &enum pto_wait_kind
+ *
+ * Return: a constant string; "UNKNOWN" for a value libpto does not know.
+ */
+PTO_API const char *pto_wait_kind_name(unsigned int kind);
+
+/**
+ * pto_queue_profiling() - whether a queue profiles
+ * @q: queue
+ *
+ * Return: true if its completions carry waits (PTO_QUEUE_PROFILE).
+ */
+PTO_API bool pto_queue_profiling(const struct pto_queue *q);
 
 /**
  * pto_queue_create_params() - pto_queue_create() with more settings
@@ -491,6 +572,19 @@ PTO_API int pto_queue_doorbell(struct pto_queue *q, uint32_t syncobj,
  */
 PTO_API int pto_queue_reap(struct pto_queue *q, struct pto_cqe *out,
 			   unsigned int max);
+
+/**
+ * pto_queue_reap_prof() - read completions and their blocks' waits
+ * @q: queue
+ * @out: room for @max completions
+ * @prof: room for @max profiles, the waits of @out's blocks (zeroed when
+ *	  the queue does not profile), or NULL
+ * @max: how many to read at most
+ *
+ * Return: as pto_queue_reap().
+ */
+PTO_API int pto_queue_reap_prof(struct pto_queue *q, struct pto_cqe *out,
+				struct pto_block_prof *prof, unsigned int max);
 
 /**
  * pto_queue_wait() - wait for completions

@@ -242,6 +242,30 @@ int pto_test_blocks_with(const struct pto_graph *g, unsigned int idx,
 /* Block records of graph task @idx (0 on error). */
 int pto_test_block_count(const struct pto_graph *g, unsigned int idx);
 
+/* A queue that profiles (PTO_QUEUE_PROFILE), default sizes. */
+int pto_test_queue_prof(struct pto_device *dev, struct pto_queue **q);
+
+/*
+ * The profile of graph task @idx (its queue profiled) holds together:
+ * one profile per record; each record's dispatch <= receive <= start <=
+ * end; its waits known kinds, in order, apart, listed ones within the
+ * total; ring and barrier waits inside the bar, only in a kernel that
+ * has @allowed (bit per &enum pto_wait_kind); a STAGED wait exactly when
+ * the record is PTO_BLOCK_STAGED, from its dispatch to its receive (the
+ * doorbell). Returns 0, or -1 with the first violation in @err.
+ */
+int pto_test_waits_sane(const struct pto_graph *g, unsigned int idx,
+			uint32_t allowed, char *err, size_t len);
+
+/*
+ * Barrier waits of graph task @idx: every block that ran lists @per_block
+ * waits of @kind (at most PTO_PROF_WAITS listed) and, round by round, no
+ * block is released before the last one arrived. Returns 0 or -1 + @err.
+ */
+int pto_test_barrier_waits(const struct pto_graph *g, unsigned int idx,
+			   uint32_t kind, uint32_t per_block, char *err,
+			   size_t len);
+
 /*
  * The multi-round barrier kernel of the syncall tests. Tensors: t0 vals
  * (int32 [nrows, blocks]), t1 mism (int32 [nrows, blocks]), t2 the SOFT

@@ -278,6 +278,174 @@ int pto_test_block_count(const struct pto_graph *g, unsigned int idx)
 	return (int)n;
 }
 
+int pto_test_queue_prof(struct pto_device *dev, struct pto_queue **q)
+{
+	struct pto_queue_params p = { .flags = PTO_QUEUE_PROFILE };
+
+	return pto_queue_create_params(dev, &p, q);
+}
+
+/* One record's waits (see pto_test_waits_sane()). */
+static int waits_sane_one(const struct pto_block_info *b,
+			  const struct pto_block_prof *p, uint32_t allowed,
+			  char *err, size_t len)
+{
+	unsigned int w, n = p->nwaits < PTO_PROF_WAITS ? p->nwaits :
+							 PTO_PROF_WAITS;
+	bool staged = b->flags & PTO_BLOCK_STAGED, seen_staged = false;
+	uint64_t sum = 0, prev_end = 0;
+
+	if (!(b->flags & PTO_BLOCK_RAN)) {
+		if (p->nwaits > 1 || (p->nwaits && !staged)) {
+			snprintf(err, len, "block %u never ran, %u waits",
+				 b->block, p->nwaits);
+			return -1;
+		}
+		return 0;
+	}
+	if (!(b->ts_dispatch <= b->ts_receive && b->ts_receive <= b->ts_start &&
+	      b->ts_start <= b->ts_end)) {
+		snprintf(err, len,
+			 "block %u: dispatch %llu receive %llu start %llu end %llu out of order",
+			 b->block, (unsigned long long)b->ts_dispatch,
+			 (unsigned long long)b->ts_receive,
+			 (unsigned long long)b->ts_start,
+			 (unsigned long long)b->ts_end);
+		return -1;
+	}
+	for (w = 0; w < n; w++) {
+		const struct pto_wait *x = &p->waits[w];
+
+		if (x->begin > x->end || x->begin < prev_end) {
+			snprintf(err, len, "block %u wait %u: %llu..%llu after %llu",
+				 b->block, w, (unsigned long long)x->begin,
+				 (unsigned long long)x->end,
+				 (unsigned long long)prev_end);
+			return -1;
+		}
+		prev_end = x->end;
+		sum += x->end - x->begin;
+		if (x->kind == PTO_WAIT_STAGED) {
+			if (w || !staged || x->begin != b->ts_dispatch ||
+			    x->end != b->ts_receive) {
+				snprintf(err, len,
+					 "block %u: STAGED wait %u %llu..%llu, staged %d, dispatch %llu receive %llu",
+					 b->block, w, (unsigned long long)x->begin,
+					 (unsigned long long)x->end, staged,
+					 (unsigned long long)b->ts_dispatch,
+					 (unsigned long long)b->ts_receive);
+				return -1;
+			}
+			seen_staged = true;
+			continue;
+		}
+		if (x->kind < PTO_WAIT_RING_POP || x->kind > PTO_WAIT_BARRIER_SOFT ||
+		    !(allowed & (1U << x->kind))) {
+			snprintf(err, len, "block %u wait %u: kind %s not expected",
+				 b->block, w, pto_wait_kind_name(x->kind));
+			return -1;
+		}
+		if (x->begin < b->ts_start || x->end > b->ts_end) {
+			snprintf(err, len,
+				 "block %u wait %u (%s): %llu..%llu outside its bar %llu..%llu",
+				 b->block, w, pto_wait_kind_name(x->kind),
+				 (unsigned long long)x->begin,
+				 (unsigned long long)x->end,
+				 (unsigned long long)b->ts_start,
+				 (unsigned long long)b->ts_end);
+			return -1;
+		}
+	}
+	if (staged != seen_staged) {
+		snprintf(err, len, "block %u: staged %d but STAGED wait %d",
+			 b->block, staged, seen_staged);
+		return -1;
+	}
+	if (sum > p->wait_ns || (p->nwaits <= PTO_PROF_WAITS && sum != p->wait_ns)) {
+		snprintf(err, len, "block %u: waits sum %llu, total %llu (%u waits)",
+			 b->block, (unsigned long long)sum,
+			 (unsigned long long)p->wait_ns, p->nwaits);
+		return -1;
+	}
+	return 0;
+}
+
+int pto_test_waits_sane(const struct pto_graph *g, unsigned int idx,
+			uint32_t allowed, char *err, size_t len)
+{
+	const struct pto_block_info *b;
+	const struct pto_block_prof *p;
+	unsigned int n = 0, np = 0, i;
+
+	if (pto_graph_task_blocks(g, idx, &b, &n) ||
+	    pto_graph_task_waits(g, idx, &p, &np)) {
+		snprintf(err, len, "task %u: no records", idx);
+		return -1;
+	}
+	if (!n || np != n) {
+		snprintf(err, len, "task %u: %u records, %u profiles", idx, n, np);
+		return -1;
+	}
+	for (i = 0; i < n; i++)
+		if (waits_sane_one(&b[i], &p[i], allowed, err, len))
+			return -1;
+	return 0;
+}
+
+int pto_test_barrier_waits(const struct pto_graph *g, unsigned int idx,
+			   uint32_t kind, uint32_t per_block, char *err,
+			   size_t len)
+{
+	const struct pto_block_info *b;
+	const struct pto_block_prof *p;
+	unsigned int n = 0, np = 0, i, w;
+	unsigned int listed = per_block < PTO_PROF_WAITS ? per_block :
+							     PTO_PROF_WAITS;
+
+	if (pto_graph_task_blocks(g, idx, &b, &n) ||
+	    pto_graph_task_waits(g, idx, &p, &np) || !n || np != n) {
+		snprintf(err, len, "task %u: %u records, %u profiles", idx, n, np);
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		if (p[i].nwaits != per_block) {
+			snprintf(err, len, "record %u (block %u): %u waits, want %u",
+				 i, b[i].block, p[i].nwaits, per_block);
+			return -1;
+		}
+		for (w = 0; w < listed; w++)
+			if (p[i].waits[w].kind != kind) {
+				snprintf(err, len, "record %u wait %u: %s, want %s",
+					 i, w, pto_wait_kind_name(p[i].waits[w].kind),
+					 pto_wait_kind_name(kind));
+				return -1;
+			}
+	}
+	for (w = 0; w < listed; w++) {
+		uint64_t last_arrival = 0, first_release = UINT64_MAX;
+		unsigned int la = 0, fr = 0;
+
+		for (i = 0; i < n; i++) {
+			if (p[i].waits[w].begin > last_arrival) {
+				last_arrival = p[i].waits[w].begin;
+				la = i;
+			}
+			if (p[i].waits[w].end < first_release) {
+				first_release = p[i].waits[w].end;
+				fr = i;
+			}
+		}
+		if (first_release < last_arrival) {
+			snprintf(err, len,
+				 "barrier %u: record %u released at %llu before record %u arrived at %llu",
+				 w, fr, (unsigned long long)first_release, la,
+				 (unsigned long long)last_arrival);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /* The rounds kernel's barrier: HARD of type @imm, or SOFT on tensor @imm. */
 static int rounds_syncall(struct pto_kb *kb, unsigned int mode,
 			  unsigned int imm)
