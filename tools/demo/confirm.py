@@ -62,7 +62,12 @@ class Run:
         with open(base + '.deps.json') as f:
             self.deps = json.load(f)
         ev = self.trace['traceEvents']
-        self.bars = [e for e in ev if e.get('ph') == 'X']
+        # A block's bar (cat "block" or "block,staged"); its waits are
+        # slices of their own (cat "wait": rings, barriers, staged).
+        self.bars = [e for e in ev if e.get('ph') == 'X' and
+                     str(e.get('cat', 'block')).startswith('block')]
+        self.waits = [e for e in ev if e.get('ph') == 'X' and e.get('cat') == 'wait']
+        self.profiled = any('waits' in b['args'] for b in self.bars)
         self.marks = [e for e in ev if e.get('ph') == 'i']
         self.slices = [e for e in ev if e.get('ph') == 'b']
         self.lane_name = {e['tid']: e['args']['name'] for e in ev
@@ -136,6 +141,29 @@ class Run:
             if self.bars_of(e['pred']) and self.bars_of(e['succ']):
                 gaps.append(self.first_start(e['succ']) - self.last_end(e['pred']))
         return gaps
+
+    def waits_of(self, b, kinds=None):
+        """The wait slices of bar @b (same task and unit), in time order;
+        @kinds: only those (STAGED, RING_POP, RING_PUSH, BARRIER_HARD...)."""
+        a = b['args']
+        ws = [w for w in self.waits
+              if w['args'].get('graph_index') == a['graph_index'] and
+              w['args'].get('unit') == a['unit'] and
+              (kinds is None or w['args'].get('kind') in kinds)]
+        return sorted(ws, key=lambda w: w['ts'])
+
+    def work_of(self, b):
+        """Bar @b minus its ring and barrier waits: [(from, to)] of work."""
+        out, at = [], b['ts']
+        for w in self.waits_of(b):
+            if w['args'].get('kind') == 'STAGED':
+                continue
+            if w['ts'] > at:
+                out.append((at, w['ts']))
+            at = max(at, end_of(w))
+        if end_of(b) > at:
+            out.append((at, end_of(b)))
+        return out
 
     def staged_bars(self):
         return [b for b in self.bars if b['args'].get('staged')]
@@ -274,6 +302,7 @@ def verdict_mixed(two, mixed):
     v.need(t.get('shape') == 'MIX', 'mixed form: shape %s, want MIX' % t.get('shape'))
     want_aiv = 2 if t.get('split_mode') == 'UP_DOWN' else 1
     worst, tail_us = 0.0, 0.0
+    overlap_min = None
     for blk in range(t['block_num']):
         units = [b for b in mixed.bars_of(0) if b['args']['block'] == blk]
         aic = [b for b in units if mixed.lane(b).startswith('AIC')]
@@ -292,6 +321,20 @@ def verdict_mixed(two, mixed):
                'was not placed as a whole' % blk)
         v.need(all(b['ts'] < end_of(c) for b in aiv),
                'block %d: an AIV bar starts after the AIC bar ended' % blk)
+        if mixed.profiled:
+            # The work of the two engines, not their bars: a vector unit
+            # parked on POP until the cube ended has no work beside it.
+            v.need(all(w['args'].get('kind') in ('RING_POP', 'RING_PUSH')
+                       for b in units for w in mixed.waits_of(b)),
+                   'block %d: a wait other than the ring\'s in a mixed block' % blk)
+            cw = mixed.work_of(c)
+            for b in aiv:
+                ov = overlap(cw, mixed.work_of(b))
+                overlap_min = ov if overlap_min is None else min(overlap_min, ov)
+                v.timing(ov > EPS,
+                         'block %d: no %s work while the AIC worked (its waits '
+                         'cover the cube\'s run): the engines ran one after the other' %
+                         (blk, mixed.lane(b)))
         for b in aiv:
             after = max(0.0, end_of(b) - max(end_of(c), b['ts']))
             share = after / b['dur'] if b['dur'] > 0 else 1.0
@@ -302,11 +345,28 @@ def verdict_mixed(two, mixed):
                      'the engines ran one after the other' %
                      (blk, 100 * share, mixed.lane(b)))
     vec = [b['dur'] for b in two.bars_of(1)] if two.tasks() == 2 else []
+    width_two = (two.last_end(1) - two.first_start(0)) if two.tasks() == 2 and \
+        two.bars_of(0) and two.bars_of(1) else None
+    width_mix = mixed.last_end(0) - mixed.first_start(0) if mixed.bars_of(0) else None
     v.fact('2 tasks -> 1 MIX task, %d block(s) on AIC + %d AIV each; '
            'at most %.0f%% of an AIV bar after its AIC bar (%.1f us; the two-task '
-           'vector bar: %s us)' % (t['block_num'], want_aiv, 100 * worst, tail_us,
-                                   '%.1f' % max(vec) if vec else '-'))
+           'vector bar: %s us); %s; width (first start to last end) %s -> %s us' %
+           (t['block_num'], want_aiv, 100 * worst, tail_us,
+            '%.1f' % max(vec) if vec else '-',
+            'cube and vector work overlap by at least %.1f us per AIV' % overlap_min
+            if overlap_min is not None else 'no wait intervals in the trace',
+            '%.1f' % width_two if width_two is not None else '-',
+            '%.1f' % width_mix if width_mix is not None else '-'))
     return v
+
+
+def overlap(a, b):
+    """Total length of the intersection of two lists of intervals."""
+    tot = 0.0
+    for a0, a1 in a:
+        for b0, b1 in b:
+            tot += max(0.0, min(a1, b1) - max(a0, b0))
+    return tot
 
 
 def skipped_never_dispatched(v, run, what):
@@ -372,27 +432,73 @@ def verdict_early(off, on):
     v.need(on.staged() > 0, 'flagged run: no staged unit (staging did not happen)')
     dependencies_held(v, off, 'unflagged run')
     dependencies_held(v, on, 'flagged run')
+    staged_for = []
     for b in on.staged_bars():
         i = b['args']['graph_index']
+        rel = released_at(b)
         pr = [p for p in on.preds(i) if on.bars_of(p)]
         if v.need(pr, 'flagged run: staged task %d has no producer that ran' % i):
-            v.need(b['args']['dispatch_us'] >= max(on.last_end(p) for p in pr) - EPS,
+            pend = max(on.last_end(p) for p in pr)
+            v.need(rel >= pend - EPS,
                    'flagged run: staged task %d released before its producer ended' % i)
+            # Staged before the producer ended: the point of pre-staging.
+            v.need(b['args']['dispatch_us'] <= rel + EPS,
+                   'flagged run: task %d placed after its release' % i)
+            staged_for.append(rel - b['args']['dispatch_us'])
+        if on.profiled:
+            sw = on.waits_of(b, ('STAGED',))
+            v.need(len(sw) == 1 and abs(sw[0]['ts'] - b['args']['dispatch_us']) <= EPS and
+                   abs(end_of(sw[0]) - rel) <= 2 * EPS,
+                   'flagged run: staged task %d has no staged interval from its '
+                   'placement to its doorbell' % i)
     g_off, g_on = median_or(off.chain_gaps()), median_or(on.chain_gaps())
     consumers = {e['succ'] for e in off.deps['edges']}
+    # The guide's [dispatch, start] of the consumers: a staged unit's
+    # dispatch took effect at its doorbell (the staged interval before it
+    # is shown on its own).
     d_off = median_or([b['ts'] - b['args']['dispatch_us'] for b in off.bars
                        if b['args']['graph_index'] in consumers])
-    d_on = median_or([b['ts'] - b['args']['dispatch_us'] for b in on.staged_bars()],
-                     float('nan'))
+    d_on = median_or([b['ts'] - released_at(b) for b in on.bars
+                      if b['args']['graph_index'] in consumers], float('nan'))
     v.timing(g_on <= EARLY_GAIN * g_off,
              'median producer end -> consumer start %.1f -> %.1f us, want at most %.0f%%' %
              (g_off, g_on, 100 * EARLY_GAIN))
-    v.fact('median producer end -> consumer start %.1f -> %.1f us; dispatch -> start '
-           '%.1f -> %.1f us (a staged unit\'s dispatch_us is its release); %d of %d '
-           'consumers staged; same shape' %
-           (g_off, g_on, d_off, d_on, len({b['args']['graph_index'] for b in on.staged_bars()}),
-            len(consumers)))
+    v.timing(d_on <= d_off,
+             'median consumer [dispatch, start] %.1f -> %.1f us: it did not shrink' %
+             (d_off, d_on))
+    v.fact('median producer end -> consumer start %.1f -> %.1f us; consumer [dispatch, '
+           'start] %.1f -> %.1f us (a staged unit from its doorbell; staged for a median '
+           '%.1f us before it); %d of %d consumers staged; same shape' %
+           (g_off, g_on, d_off, d_on, median_or(staged_for, float('nan')),
+            len({b['args']['graph_index'] for b in on.staged_bars()}), len(consumers)))
     return v
+
+
+def released_at(b):
+    """When a unit could start: a staged unit's doorbell (release_us), else
+    its dispatch."""
+    a = b['args']
+    return a.get('release_us', a['dispatch_us']) if a.get('staged') else a['dispatch_us']
+
+
+def barrier_held(v, run, bars, what):
+    """Each block's barrier waits (arrival to release), round by round: no
+    block released before the last one arrived. Returns the rounds."""
+    per = [run.waits_of(b, ('BARRIER_HARD', 'BARRIER_SOFT')) for b in bars]
+    if not v.need(all(per), '%s: a block with no barrier wait: SYNCALL did not '
+                  'hold it' % what):
+        return 0
+    rounds = min(len(p) for p in per)
+    v.need(all(len(p) == rounds for p in per),
+           '%s: blocks met the barrier %d to %d times' %
+           (what, rounds, max(len(p) for p in per)))
+    for r in range(rounds):
+        last_arrival = max(p[r]['ts'] for p in per)
+        first_release = min(end_of(p[r]) for p in per)
+        v.need(first_release >= last_arrival - EPS,
+               '%s: barrier %d: a block left %.1f us before the last one arrived' %
+               (what, r, last_arrival - first_release))
+    return rounds
 
 
 def syncall_form(v, run, what, hard):
@@ -424,7 +530,8 @@ def syncall_form(v, run, what, hard):
     v.need(first_end >= last_start - EPS,
            '%s: a block ended %.1f us before the last one started: the barrier '
            'did not hold it' % (what, last_start - first_end))
-    return n, lanes, first_end - last_start
+    rounds = barrier_held(v, run, bars, what) if run.profiled else 0
+    return n, lanes, first_end - last_start, rounds
 
 
 def verdict_syncall(two, hard, soft):
@@ -441,9 +548,11 @@ def verdict_syncall(two, hard, soft):
     s = syncall_form(v, soft, 'SOFT', False)
     v.fact('2 tasks + 1 edge (round trip %s us) -> 1 task, no edge; %s; %s' % (
         '%.1f' % gap if gap is not None else '-',
-        'HARD: %d blocks on %d lanes, the first end %.1f us after the last start' % h
+        'HARD: %d blocks on %d lanes, the first end %.1f us after the last start, '
+        '%d barrier round(s) with no block released before the last arrival' % h
         if h else 'HARD: -',
-        'SOFT: %d blocks on %d lanes, the first end %.1f us after the last start' % s
+        'SOFT: %d blocks on %d lanes, the first end %.1f us after the last start, '
+        '%d barrier round(s) with no block released before the last arrival' % s
         if s else 'SOFT: -'))
     return v
 
@@ -519,7 +628,10 @@ CHECKS = (check_mixed, check_spmd, check_predicate, check_early, check_syncall)
 
 def validate_trace(path):
     """The swimlane is well formed: parses, required fields, every lane's
-    bars in time order and never overlapping. Returns a list of problems."""
+    bars in time order and never overlapping, dispatch <= receive <= start,
+    each wait slice inside its own bar (a ring or barrier wait) or right
+    before it (the staged interval, ending at its release). Returns a list
+    of problems."""
     bad = []
     try:
         with open(path) as f:
@@ -532,7 +644,7 @@ def validate_trace(path):
             'e': ('pid', 'tid', 'name', 'ts', 'id', 'cat'),
             's': ('pid', 'tid', 'ts', 'id'), 'f': ('pid', 'tid', 'ts', 'id'),
             'M': ('pid', 'name', 'args')}
-    lanes = {}
+    lanes, waits = {}, []
     for e in ev:
         ph = e.get('ph')
         if ph not in need:
@@ -542,7 +654,17 @@ def validate_trace(path):
         if missing:
             bad.append('%s event without %s' % (ph, ', '.join(missing)))
             continue
+        if ph == 'X' and e.get('cat') == 'wait':
+            for k in ('graph_index', 'unit', 'kind'):
+                if k not in e['args']:
+                    bad.append('wait without args.%s' % k)
+            waits.append(e)
+            continue
         if ph == 'X':
+            a = e['args']
+            if a.get('dispatch_us', 0) > a.get('receive_us', 0) + 1e-3 or \
+                    a.get('receive_us', 0) > e['ts'] + 1e-3:
+                bad.append('bar %s: not dispatch <= receive <= start' % e['name'])
             for k in ('task_id', 'block', 'status', 'dispatch_us', 'receive_us', 'finish_us'):
                 if k not in e['args']:
                     bad.append('bar without args.%s' % k)
@@ -554,6 +676,23 @@ def validate_trace(path):
         for a, b in zip(bars, bars[1:]):
             if a['ts'] + a['dur'] > b['ts'] + 1e-3:
                 bad.append('lane %s: bars %s and %s overlap' % (lane[1], a['name'], b['name']))
+    for w in waits:
+        a = w['args']
+        own = [b for b in lanes.get((w['pid'], w['tid']), [])
+               if b['args'].get('graph_index') == a.get('graph_index') and
+               b['args'].get('unit') == a.get('unit')]
+        if len(own) != 1:
+            bad.append('wait %s: not on the lane of its bar' % w['name'])
+            continue
+        b = own[0]
+        if a.get('kind') == 'STAGED':
+            if not b['args'].get('staged') or \
+                    abs(w['ts'] + w['dur'] - b['args'].get('release_us', -1)) > 2e-3 or \
+                    w['ts'] + w['dur'] > b['ts'] + 1e-3:
+                bad.append('staged interval of %s: not from placement to its release '
+                           'before its bar' % b['name'])
+        elif w['ts'] < b['ts'] - 1e-3 or w['ts'] + w['dur'] > b['ts'] + b['dur'] + 1e-3:
+            bad.append('wait %s of %s: outside its bar' % (w['name'], b['name']))
     return bad
 
 

@@ -19,8 +19,10 @@ What is drawn (Documentation/swimlane.rst describes the events):
                   multi-block task) where there is room; a pre-staged unit
                   ("staged": true) is hatched
   dispatch wait   a thin line from args.dispatch_us to the bar's start
-  release         a small triangle at a staged unit's dispatch_us, the
-                  moment its producer released it
+  release         a small triangle at a staged unit's release_us, the
+                  moment its producer released it (its doorbell)
+  waits           a dotted white box over the part of a bar that waited
+                  (a ring POP/PUSH, a barrier: slices of cat "wait")
   i markers       on the scheduler lane: an X for "skip NAME", a diamond
                   for "not run NAME", with the name
   s/f flows       dependency arrows, producer's bar end to consumer's start
@@ -88,7 +90,11 @@ class Trace:
                 names[(e['pid'], e['tid'])] = e['args']['name']
             elif e.get('name') == 'thread_sort_index':
                 sort[(e['pid'], e['tid'])] = e['args']['sort_index']
-        self.bars = [e for e in ev if e.get('ph') == 'X']
+        # Block bars; their waits (cat "wait") are drawn over them.
+        self.bars = [e for e in ev if e.get('ph') == 'X' and
+                     str(e.get('cat', 'block')).startswith('block')]
+        self.waits = [e for e in ev if e.get('ph') == 'X' and e.get('cat') == 'wait'
+                      and e['args'].get('kind') != 'STAGED']
         self.marks = [e for e in ev if e.get('ph') == 'i']
         starts = {e['id']: e for e in ev if e.get('ph') == 's'}
         self.flows = [(starts[e['id']], e) for e in ev
@@ -278,8 +284,9 @@ def render(paths, out, all_lanes=False, flows=True, title=None):
                     hatch='///' if staged else None, zorder=3)
             if staged:
                 present.add('staged')
-                if d is not None:
-                    ax.plot([d], [r - bar_h / 2], marker='v', ms=4, color='black',
+                rel = a.get('release_us', d)
+                if rel is not None:
+                    ax.plot([rel], [r - bar_h / 2], marker='v', ms=4, color='black',
                             lw=0, zorder=5)
                     present.add('release')
             labels = [b['name']]
@@ -304,6 +311,15 @@ def render(paths, out, all_lanes=False, flows=True, title=None):
                 ax.text(b['ts'] + b['dur'] + 3 / px_per_us, r, labels[0], ha='left',
                         va='center', fontsize=fs, color='#333333', zorder=6,
                         clip_on=True)
+        for w in t.waits:
+            r = lane_row.get((w['pid'], w['tid']))
+            if r is None or w['dur'] <= 0:
+                continue
+            # A wait inside a bar: not work (ring or barrier).
+            ax.barh(r, max(w['dur'], 1.0 / px_per_us), left=w['ts'], height=bar_h * 0.6,
+                    color='white', alpha=0.75, edgecolor='#555555', linewidth=0.3,
+                    hatch='....', zorder=4)
+            present.add('blockwait')
         for m in t.marks:
             r = lane_row.get((m['pid'], m['tid']))
             if r is None:
@@ -361,6 +377,9 @@ def render(paths, out, all_lanes=False, flows=True, title=None):
     if 'wait' in present:
         handles.append(Line2D([], [], color='#4a90c2', lw=0.9, alpha=0.7,
                               label='dispatch to start'))
+    if 'blockwait' in present:
+        handles.append(Patch(facecolor='white', edgecolor='#555555', hatch='....', lw=0.3,
+                             label='wait in a bar (ring, barrier)'))
     if 'staged' in present:
         handles.append(Patch(facecolor='#9ecae1', edgecolor='black', hatch='///',
                              lw=0.4, label='pre-staged unit'))

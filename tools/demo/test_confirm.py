@@ -34,7 +34,7 @@ class Graph:
         self.aic, self.aiv = aic, aiv
         self.tasks = []
         self.edges = []
-        self.units = []     # (task, block, lane, dispatch, start, end, staged)
+        self.units = []     # (task, block, lane, dispatch, start, end, staged, waits, release)
         self.markers = True
 
     def task(self, name, blocks=1, shape='AIV', deps=(), status='OK', early=False,
@@ -53,9 +53,15 @@ class Graph:
             self.edges.append({'pred': p, 'succ': i})
         return i
 
-    def unit(self, task, block, lane, dispatch, start, end, staged=False):
+    def unit(self, task, block, lane, dispatch, start, end, staged=False,
+             waits=(), release=None):
+        """waits: (kind, begin, end) inside the bar; a staged unit gets its
+        STAGED wait from dispatch to release (default: its start - 1)."""
+        if staged:
+            release = float(start) - 1.0 if release is None else float(release)
+            waits = [('STAGED', float(dispatch), release)] + list(waits)
         self.units.append((task, block, lane, float(dispatch), float(start),
-                           float(end), staged))
+                           float(end), staged, list(waits), release))
 
     def tid(self, lane):
         kind, k = lane.split('_')
@@ -75,17 +81,29 @@ class Graph:
         for t in self.tasks:
             i = t['id']
             mine = [u for u in self.units if u[0] == i]
-            for k, (_, blk, lane, disp, start, end, staged) in enumerate(mine):
+            for k, (_, blk, lane, disp, start, end, staged, waits,
+                    release) in enumerate(mine):
                 tid = self.tid(lane)
+                args = {'task_id': t['task_id'], 'graph_index': i,
+                        'block': blk, 'unit': k, 'core': lane,
+                        'shape': t['shape'], 'status': 'OK',
+                        'staged': staged, 'dispatch_us': disp,
+                        'receive_us': release if staged else start - 0.5,
+                        'start_us': start, 'end_us': end, 'finish_us': end + 1.0,
+                        'waits': len(waits),
+                        'wait_us': sum(we - wb for _, wb, we in waits)}
+                if staged:
+                    args['release_us'] = release
                 ev.append({'ph': 'X', 'pid': 1, 'tid': tid, 'name': t['name'],
                            'cat': 'block,staged' if staged else 'block',
                            'ts': start, 'dur': max(end - start, 0.001),
-                           'args': {'task_id': t['task_id'], 'graph_index': i,
-                                    'block': blk, 'unit': k, 'core': lane,
-                                    'shape': t['shape'], 'status': 'OK',
-                                    'staged': staged, 'dispatch_us': disp,
-                                    'receive_us': start, 'start_us': start,
-                                    'end_us': end, 'finish_us': end + 1.0}})
+                           'args': args})
+                for kind, wb, we in waits:
+                    ev.append({'ph': 'X', 'pid': 1, 'tid': tid, 'name': kind,
+                               'cat': 'wait', 'ts': wb, 'dur': we - wb,
+                               'args': {'task_id': t['task_id'], 'graph_index': i,
+                                        'block': blk, 'unit': k, 'kind': kind,
+                                        'pc': 3, 'begin_us': wb, 'end_us': we}})
                 ev.append({'ph': 'b', 'pid': 1, 'tid': tid, 'cat': 'dispatch',
                            'name': 'dispatch to start', 'id': 'd%d_%d' % (i, k),
                            'ts': disp, 'args': {'task_id': t['task_id'], 'block': blk,
@@ -135,16 +153,17 @@ def mixed_two_tasks():
 
 
 def mixed_up_down(aiv=lambda s, e: (s + 5, e + 30), lanes=('AIV_0', 'AIV_1'),
-                  two_tasks=False):
-    """One MIX block: the AIC computes [10, 1000], the AIVs pop as it goes."""
+                  two_tasks=False, pop=lambda s, e: [('RING_POP', s, s + 20)]):
+    """One MIX block: the AIC computes [10, 1000], the AIVs pop as it goes
+    (pop: their ring waits, from their start s and end e)."""
     if two_tasks:
         return mixed_two_tasks()
     g = Graph()
     t = g.task('matmul_bias', shape='MIX', split='UP_DOWN')
-    g.unit(t, 0, 'AIC_0', 0, 10, 1000)
+    g.unit(t, 0, 'AIC_0', 0, 10, 1000, waits=[('RING_PUSH', 500, 510)])
     for k, lane in enumerate(lanes):
         s, e = aiv(10 + k, 1000 + k)
-        g.unit(t, 0, lane, 0, s, e)
+        g.unit(t, 0, lane, 0, s, e, waits=pop(s, e))
     return g
 
 
@@ -213,11 +232,13 @@ def early_chain(flagged, staged=None, gap_us=25.0, n=32):
         if prev is None:
             disp, start = 0.0, 10.0
         elif staged:
-            disp, start = t_end + 1.0, t_end + 3.0
+            # Staged while its producer runs, released 1 us after its end.
+            disp, start = t_end - 50.0, t_end + 3.0
         else:
             disp, start = t_end + 3.0, t_end + gap_us
         lane = 'AIV_%d' % (k % AIV if staged else 0)
-        g.unit(t, 0, lane, disp, start, start + 100.0, staged=staged and prev is not None)
+        g.unit(t, 0, lane, disp, start, start + 100.0, staged=staged and prev is not None,
+               release=t_end + 1.0 if staged and prev is not None else None)
         t_end = start + 100.0
         prev = t
     return g
@@ -235,6 +256,30 @@ def early_staged_no_gain():
     return g
 
 
+def strip_waits(g, kind):
+    """The run without its waits of @kind (a trace that lost them)."""
+    g.units = [u[:7] + ([w for w in u[7] if w[0] != kind], u[8]) for u in g.units]
+    return g
+
+
+def early_released_too_soon():
+    """Staged consumers whose doorbell rang 30 us before their producer
+    ended (and that started then)."""
+    g = Graph()
+    t_end, prev = 0.0, None
+    for k in range(32):
+        t = g.task('step_%d' % k, deps=[prev] if prev is not None else [], early=True)
+        if prev is None:
+            g.unit(t, 0, 'AIV_0', 0.0, 10.0, 110.0)
+            t_end = 110.0
+        else:
+            g.unit(t, 0, 'AIV_%d' % k, t_end - 50.0, t_end + 2.0, t_end + 102.0,
+                   staged=True, release=t_end - 30.0)
+            t_end += 102.0
+        prev = t
+    return g
+
+
 def barrier_two_tasks():
     g = Graph()
     p1 = g.task('phase_1', blocks=AIV)
@@ -247,10 +292,13 @@ def barrier_two_tasks():
     return g
 
 
-def barrier_syncall(name, blocks, noop=False, two_tasks=False, twice=False):
-    """Blocks start staggered (10 + 20k us); at the barrier they wait for
-    the last arrival, then all end 50 us later. noop: each block ends 50 us
-    after its start, as if SYNCALL did nothing."""
+def barrier_syncall(name, blocks, noop=False, two_tasks=False, twice=False,
+                    early_leave=False):
+    """Blocks start staggered (10 + 20k us); at the barrier (5 us after
+    their start) they wait for the last arrival, then all end 50 us later.
+    noop: each block ends 50 us after its start, as if SYNCALL did nothing
+    (no barrier wait). early_leave: block 0 leaves its barrier wait before
+    the last block arrived."""
     if two_tasks:
         return barrier_two_tasks()
     g = Graph()
@@ -265,7 +313,12 @@ def barrier_syncall(name, blocks, noop=False, two_tasks=False, twice=False):
             g.unit(t, k, lane, 0, start, start + 20)
             g.unit(t, k, lane, last + 30, last + 40 + k, last + 90 + k)
         else:
-            g.unit(t, k, lane, 0, start, end)
+            kind = 'BARRIER_HARD' if 'hard' in name else 'BARRIER_SOFT'
+            rel = last + 5 + (0.2 * k)
+            if early_leave and k == 0:
+                rel = last - 10
+            g.unit(t, k, lane, 0, start, end,
+                   waits=[] if noop else [(kind, start + 5, rel)])
     return g
 
 
@@ -304,10 +357,14 @@ MUTATIONS = [
      'matmul_bias._c__mixed_up_down', lambda: mixed_up_down(two_tasks=True), 'fail'),
     ('mixed: an AIV unit off its AIC\'s cluster',
      'matmul_bias._c__mixed_up_down', lambda: mixed_up_down(lanes=('AIV_0', 'AIV_7')), 'fail'),
-    ('mixed: the AIV waits inside its bar, its short vector work after the cube\'s '
-     '(needs wait intervals in the trace)',
-     'matmul_bias._c__mixed_up_down', lambda: mixed_up_down(aiv=lambda s, e: (s + 5, e + 60)),
-     'gap'),
+    ('mixed: the AIV waits inside its bar, its short vector work after the cube\'s',
+     'matmul_bias._c__mixed_up_down',
+     lambda: mixed_up_down(aiv=lambda s, e: (s + 5, e + 60),
+                           pop=lambda s, e: [('RING_POP', s, e - 60)]),
+     'timing'),
+    ('mixed: a barrier wait in a mixed block',
+     'matmul_bias._c__mixed_up_down',
+     lambda: mixed_up_down(pop=lambda s, e: [('BARRIER_HARD', s, s + 20)]), 'fail'),
     ('SPMD: all blocks on one lane (pending slots)',
      'spmd_add.spmd_blocks',
      lambda: spmd_blocks(lambda k: ('AIV_0', 0, 20 + 300 * k, 300 + 300 * k)), 'fail'),
@@ -327,12 +384,21 @@ MUTATIONS = [
      lambda: early_chain(True, staged=False), 'fail'),
     ('early resolve: staged units that start no sooner', 'early_resolve.flagged',
      early_staged_no_gain, 'timing'),
+    ('early resolve: staged units without their staged interval', 'early_resolve.flagged',
+     lambda: strip_waits(early_chain(True), 'STAGED'), 'fail'),
+    ('early resolve: staged units released before their producer ended',
+     'early_resolve.flagged', early_released_too_soon, 'fail'),
     ('early resolve: the unflagged chain staged', 'early_resolve.unflagged',
      lambda: early_chain(False, staged=True), 'fail'),
     ('syncall: SYNCALL a no-op (HARD)', 'barrier.HARD_syncall',
      lambda: barrier_syncall('reduce_hard', AIV, noop=True), 'fail'),
     ('syncall: SYNCALL a no-op (SOFT)', 'barrier.SOFT_syncall',
      lambda: barrier_syncall('reduce_soft', 20, noop=True), 'fail'),
+    ('syncall: a block leaves the barrier before the last one arrives (HARD)',
+     'barrier.HARD_syncall',
+     lambda: barrier_syncall('reduce_hard', AIV, early_leave=True), 'fail'),
+    ('syncall: no barrier wait recorded (SOFT)', 'barrier.SOFT_syncall',
+     lambda: strip_waits(barrier_syncall('reduce_soft', 20), 'BARRIER_SOFT'), 'fail'),
     ('syncall: HARD as two tasks with an edge', 'barrier.HARD_syncall',
      lambda: barrier_syncall('reduce_hard', AIV, two_tasks=True), 'fail'),
     ('syncall: each block dispatched again after the barrier (a round trip)',
