@@ -19,7 +19,8 @@ depth) is copied to a scratch directory and given to simpler's four tools:
   deps_viewer              exits 0; our task and edge counts, each task
                            under its name with its fan-in and fan-out
   critical_path            exits 0; the makespan of our bars, every task
-                           that ran, a path of tasks that ran
+                           that ran, every edge between them kept as a
+                           happens-before edge, an exact tiling
   sched_overhead_analysis  exits 0; the makespan of our bars
 
 and the tools' results are compared with our own trace.json and deps.json.
@@ -217,6 +218,12 @@ def check_critical_path(simpler, d, deps, bars):
     m = re.search(r'^- tasks:\s*(\d+)', text, re.M)
     if not m or int(m.group(1)) != ran:
         problems.append('%s tasks, ours %d ran' % (m.group(1) if m else 'no count of', ran))
+    # Every edge between tasks that ran is a happens-before edge.
+    want = len({(e['pred'], e['succ']) for e in deps['edges']
+                if e['pred'] in bars and e['succ'] in bars})
+    m = re.search(r'happens-before edges:\s*(\d+)', text)
+    if not m or int(m.group(1)) != want:
+        problems.append('%s happens-before edges, ours %d' % (m.group(1) if m else 'no count of', want))
     if 'tiling check' in text and '(exact)' not in text:
         problems.append('compute + stall do not tile the makespan')
     names = {t['name'] for t in deps['tasks'] if t['id'] in bars}
