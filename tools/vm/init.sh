@@ -1,6 +1,6 @@
 #!/bin/busybox sh
 # /init of the pto-npu test VM. The mode comes from the kernel command line
-# (pto.mode=check|demo|shell|bench[:ARG,ARG...]). Output is framed for
+# (pto.mode=check|demo|shell|peer|bench[:ARG,ARG...]). Output is framed for
 # tools/vm/parse-results.py (bench: tools/bench/report.py):
 #   === PTO-SUITE <kind> <name>   ...TAP...   === PTO-END <name> rc=<rc>
 /bin/busybox --install -s /bin
@@ -373,6 +373,18 @@ bench)
 		fi
 	else
 		echo "=== PTO-BENCH-RC rc=insmod"
+	fi
+	finish
+	;;
+peer)
+	# make bench-peer (tools/bench/peer/run.sh): pto-npu and simpler's CPU
+	# simulator on the same workloads in this one boot.
+	echo "=== PTO-PEER-BEGIN"
+	if modprobe pto_npu timeout_ms=60000 && [ -x /pto/peer/vm-run.sh ]; then
+		(cd /tmp && /pto/peer/vm-run.sh)
+		echo "=== PTO-PEER-RC rc=$?"
+	else
+		echo "=== PTO-PEER-RC rc=setup"
 	fi
 	finish
 	;;

@@ -58,10 +58,19 @@ if [ -n "${PTO_VM_PERF:-}" ] && command -v perf >/dev/null; then
 	cp -L "$(command -v perf)" "$stage/pto/bin/perf"
 fi
 
+# PTO_VM_PEER=1 (make bench-peer): its staged tree (tools/bench/peer/run.sh:
+# the drivers, simpler's simulator libraries, the guest script) as /pto/peer.
+peer_files=""
+if [ -n "${PTO_VM_PEER:-}" ] && [ -d "$build/bench/peer/vm" ]; then
+	cp -a "$build/bench/peer/vm" "$stage/pto/peer"
+	peer_files=$(find "$stage/pto/peer" -type f \( -name '*.so' -o -perm -u+x \))
+fi
+
 # Shared libraries of everything we ship (libpto resolves through RPATH).
+# shellcheck disable=SC2086 # peer_files: paths without spaces
 for f in "$stage"/pto/bin/* "$stage"/pto/selftests/* "$stage"/pto/examples/* \
 	"$stage"/usr/bin/kmod "$stage"/usr/bin/udevadm \
-	"$stage"/pto/bench/pto-bench \
+	"$stage"/pto/bench/pto-bench $peer_files \
 	"$stage"/pto/lib/libpto.so.1; do
 	[ -f "$f" ] || continue
 	LD_LIBRARY_PATH="$build/lib${udev_libs:+:$udev_libs}" ldd "$f" 2>/dev/null | awk '/=>/ { print $3 } /^\t\// { print $1 }'
