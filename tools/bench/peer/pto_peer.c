@@ -35,6 +35,8 @@ static struct pto_queue *q;
 static struct pto_kernel *k_empty;
 static struct pto_tensor *gate;
 static struct pto_cqe cqe[CQE_CAP];
+/* The last measurement's sections, us: push, doorbell (intake), reap. */
+static double sec_push, sec_doorbell, sec_reap;
 
 static int die(const char *what, int ret)
 {
@@ -76,7 +78,7 @@ static double run_us(int kind, unsigned int n)
 	static const struct pto_predicate pred = { .tensor = 0, .op = PTO_CMP_GT };
 	struct pto_task_desc d = { .kernel_aiv = k_empty, .block_num = 1 };
 	unsigned int tasks = kind == 3 ? n * 48 : n, i, consumed = 0;
-	int64_t t0 = pto_time_ns();
+	int64_t t0 = pto_time_ns(), t1, t2;
 	int ret;
 
 	if (kind == 2) {
@@ -92,13 +94,18 @@ static double run_us(int kind, unsigned int n)
 		if ((ret = pto_queue_push_task(q, &d)))
 			die("push", ret);
 	}
+	t1 = pto_time_ns();
 	if ((ret = pto_queue_doorbell(q, 0, 0, &consumed, NULL)))
 		die("doorbell", ret);
 	if (consumed != tasks) {
 		fprintf(stderr, "pto-peer: doorbell took %u of %u\n", consumed, tasks);
 		exit(1);
 	}
+	t2 = pto_time_ns();
 	drain(tasks);
+	sec_push = (double)(t1 - t0) / 1e3;
+	sec_doorbell = (double)(t2 - t1) / 1e3;
+	sec_reap = (double)(pto_time_ns() - t2) / 1e3;
 	return (double)(pto_time_ns() - t0) / 1e3;
 }
 
@@ -123,7 +130,7 @@ int main(int argc, char **argv)
 	};
 	int reps = argc > 1 ? atoi(argv[1]) : 7, r, w, ret;
 	const int64_t shape[2] = { 1, 16 };
-	double ts[64], tl[64], sl[64];
+	double ts[64], tl[64], sl[64], sp[3][64];
 	struct pto_kb *kb;
 
 	if (reps < 1 || reps > 64) {
@@ -149,7 +156,13 @@ int main(int argc, char **argv)
 
 		for (r = 0; r < reps; r++) {
 			double s1 = run_us(wl[w].kind, wl[w].small), l1 = run_us(wl[w].kind, wl[w].large);
-			double l2 = run_us(wl[w].kind, wl[w].large), s2 = run_us(wl[w].kind, wl[w].small);
+			double l2 = run_us(wl[w].kind, wl[w].large), s2;
+
+			/* The sections of the second large run, per task (per form). */
+			sp[0][r] = sec_push / wl[w].large;
+			sp[1][r] = sec_doorbell / wl[w].large;
+			sp[2][r] = sec_reap / wl[w].large;
+			s2 = run_us(wl[w].kind, wl[w].small);
 
 			ts[r] = (s1 + s2) / 2;
 			tl[r] = (l1 + l2) / 2;
@@ -160,12 +173,17 @@ int main(int argc, char **argv)
 			ml = tl[r] < ml ? tl[r] : ml;
 		}
 		printf("=== PTO-PEER {\"runtime\":\"pto-npu\",\"width\":\"%u clusters\",\"clusters\":%u,"
-		       "\"workload\":\"%s\",\"n_small\":%u,\"n_large\":%u,\"t_small_us\":%.1f,"
-		       "\"t_large_us\":%.1f,\"per_task_us\":%.3f,\"per_task_min_us\":%.3f,"
-		       "\"per_task_max_us\":%.3f,\"per_task_of_minima_us\":%.3f,\"reps\":%d}\n",
+		       "\"workload\":\"%s\",\"n_small\":%u,\"n_large\":%u,\"slopes_us\":[",
 		       pto_available_cluster_count(dev), pto_available_cluster_count(dev), wl[w].name,
-		       wl[w].small, wl[w].large, median(ts, reps), median(tl, reps), median(sl, reps),
-		       mn, mx, (ml - ms) / (wl[w].large - wl[w].small), reps);
+		       wl[w].small, wl[w].large);
+		for (r = 0; r < reps; r++)
+			printf("%s%.3f", r ? "," : "", sl[r]);
+		printf("],\"t_small_us\":%.1f,\"t_large_us\":%.1f,\"per_task_us\":%.3f,"
+		       "\"per_task_min_us\":%.3f,\"per_task_max_us\":%.3f,\"per_task_of_minima_us\":%.3f,"
+		       "\"push_us\":%.3f,\"doorbell_us\":%.3f,\"reap_us\":%.3f,\"reps\":%d}\n",
+		       median(ts, reps), median(tl, reps), median(sl, reps), mn, mx,
+		       (ml - ms) / (wl[w].large - wl[w].small), median(sp[0], reps), median(sp[1], reps),
+		       median(sp[2], reps), reps);
 		fflush(stdout);
 	}
 	pto_tensor_free(gate);

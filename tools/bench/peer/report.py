@@ -22,8 +22,9 @@ WORKLOADS = [
 ]
 CAVEATS = [
     "per-task cost is the slope between N = 200 and N = 2000 (the 48-block forms: between 5 and 40 "
-    "forms), the median over the repetitions: every simulator run starts and joins all its AICPU and "
-    "AICore threads, so a single run's time is mostly that",
+    "forms), the median of the per-repetition slopes: every simulator run starts and joins all its "
+    "AICPU and AICore threads, so a single run's time is mostly that, and its run-to-run noise is "
+    "larger than a cheap task's cost times 1800",
     "the simulator's idle AICPU and AICore threads spin (sched_yield()) while pto-npu's sleep: on one "
     "vCPU every spinning thread takes turns with the ones doing work",
     "the simulator takes a fixed 8 clusters (SIM_AUTO_BLOCKDIM); reduced (2 clusters, 2 AICPU threads) "
@@ -74,6 +75,26 @@ def fmt(v, digits=3):
     return f"{v:.{digits}g}"
 
 
+def quartiles(v):
+    v = sorted(v)
+    if not v:
+        return None, None
+
+    def q(p):
+        x = p * (len(v) - 1)
+        lo = int(x)
+        hi = min(lo + 1, len(v) - 1)
+        return v[lo] + (v[hi] - v[lo]) * (x - lo)
+    return q(0.25), q(0.75)
+
+
+def resolved(r):
+    """False when the slopes' interquartile range spans zero: the per-task
+    cost is below what the two sizes resolve against the run's noise."""
+    q1, q3 = quartiles(r.get("slopes_us", []))
+    return q1 is None or not (q1 <= 0 <= q3)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--vm-log", required=True)
@@ -89,15 +110,19 @@ def main():
     cols = [("pto-npu", "pto-npu", None, vrows), ("sim reduced", "sim", "reduced", vrows),
             ("sim full", "sim", "full", vrows), ("sim reduced native", "sim", "reduced", nrows),
             ("sim full native", "sim", "full", nrows)]
-    table, ratios = {}, {}
+    table, ratios, iqr, unresolved = {}, {}, {}, set()
     for wl, _ in WORKLOADS:
-        table[wl] = {}
+        table[wl], iqr[wl] = {}, {}
         for name, rt, width, rows in cols:
             r = find(rows, rt, width, wl)
             table[wl][name] = r["per_task_us"] if r else None
+            iqr[wl][name] = quartiles(r.get("slopes_us", [])) if r else (None, None)
+            if r and not resolved(r):
+                unresolved.add((wl, name))
         p = table[wl]["pto-npu"]
         ratios[wl] = {w: (p / table[wl][f"sim {w}"]
-                          if p is not None and table[wl][f"sim {w}"] not in (None, 0) else None)
+                          if p is not None and table[wl][f"sim {w}"] not in (None, 0)
+                          and (wl, f"sim {w}") not in unresolved else None)
                       for w in ("reduced", "full")}
     spmd = {}
     for name, *_ in cols:
@@ -108,6 +133,10 @@ def main():
         "simpler_commit": vinfo.get("simpler_commit") or ninfo.get("simpler_commit"),
         "vm": vinfo, "native": ninfo,
         "per_task_us": table,
+        "per_task_iqr_us": iqr,
+        "unresolved": sorted(f"{w}/{n}" for w, n in unresolved),
+        "pto_sections_us": {r["workload"]: {k: r.get(k) for k in ("push_us", "doorbell_us", "reap_us")}
+                            for r in vrows if r["runtime"] == "pto-npu"},
         "ratio_pto_over_sim": ratios,
         "singles48_over_spmd48": spmd,
         "rows": {"vm": vrows, "native": nrows},
@@ -124,9 +153,12 @@ def main():
     out = [rule, "  ".join(h.ljust(n) for h, n in zip(hdr, w)).rstrip(), rule]
     for wl, title in WORKLOADS:
         t, r = table[wl], ratios[wl]
-        cells = [title, fmt(t["pto-npu"]), fmt(t["sim reduced"]), fmt(t["sim full"]),
-                 fmt(r["reduced"]), fmt(r["full"]), fmt(t["sim reduced native"]),
-                 fmt(t["sim full native"])]
+
+        def cell(name):
+            return "~0" if (wl, name) in unresolved else fmt(t[name])
+        cells = [title, cell("pto-npu"), cell("sim reduced"), cell("sim full"),
+                 fmt(r["reduced"]), fmt(r["full"]), cell("sim reduced native"),
+                 cell("sim full native")]
         out.append("  ".join(c.ljust(n) for c, n in zip(cells, w)).rstrip())
     cells = ["48 singles / SPMD 48 (ratio)", fmt(spmd["pto-npu"]), fmt(spmd["sim reduced"]),
              fmt(spmd["sim full"]), "", "", fmt(spmd["sim reduced native"]),
@@ -136,6 +168,14 @@ def main():
     print(f"bench-peer: pto-npu vs simpler's CPU simulator (a2a3sim, simpler {doc['simpler_commit']}),"
           f" VM {vinfo.get('kernel', '?')} on {vinfo.get('cpus', '?')} vCPU")
     print("\n".join(out))
+    if unresolved:
+        print("~0: the per-repetition slopes' interquartile range spans zero (below what N = 200 vs 2000"
+              " resolves against the run-to-run noise); peer.json has the figures")
+    sec = doc["pto_sections_us"]
+    if sec:
+        print("pto-npu per task at the large size, us: " + "; ".join(
+            f"{w} push {fmt(v['push_us'])} doorbell {fmt(v['doorbell_us'])} reap {fmt(v['reap_us'])}"
+            for w, v in sec.items() if v.get("push_us") is not None))
     for c in vcrash + ncrash:
         print(f"bench-peer: simulator crash (retried): {json.dumps(c)}")
     print("caveats:")

@@ -11,7 +11,7 @@
 #   5. report.py: BUILD/bench/peer.json and the table
 #
 # usage: run.sh BUILD_DIR SIMPLER_DIR
-# environment: PTO_PEER_REPS (repetitions, default 7), PEER_SMP
+# environment: PTO_PEER_REPS (repetitions, default 15), PEER_SMP, PEER_TIMEOUT
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)

@@ -111,11 +111,16 @@ int main(int argc, char **argv)
 			}
 			std::printf("=== PTO-PEER {\"runtime\":\"sim\",\"width\":\"%s\",\"clusters\":%s,"
 				    "\"aicpu_threads\":%d,\"workload\":\"%s\",\"n_small\":%llu,\"n_large\":%llu,"
+				    "\"slopes_us\":[",
+				    width, bd ? bd : "8", threads, k.name, (unsigned long long)k.small,
+				    (unsigned long long)k.large);
+			for (size_t i = 0; i < slope.size(); i++)
+				std::printf("%s%.3f", i ? "," : "", slope[i]);
+			std::printf("],"
 				    "\"t_small_us\":%.1f,\"t_large_us\":%.1f,\"per_task_us\":%.3f,"
 				    "\"per_task_min_us\":%.3f,\"per_task_max_us\":%.3f,\"per_task_of_minima_us\":%.3f,"
 				    "\"reps\":%d}\n",
-				    width, bd ? bd : "8", threads, k.name, (unsigned long long)k.small,
-				    (unsigned long long)k.large, median(ts), median(tl), median(slope),
+				    median(ts), median(tl), median(slope),
 				    *std::min_element(slope.begin(), slope.end()),
 				    *std::max_element(slope.begin(), slope.end()),
 				    (*std::min_element(tl.begin(), tl.end()) - *std::min_element(ts.begin(), ts.end())) /

@@ -3,12 +3,12 @@
 # as /pto/peer by tools/bench/peer/run.sh): the workloads on pto-npu, then on
 # simpler's CPU simulator at each width, one process per workload (a
 # simulator run that crashes is retried, at most twice, and reported as
-# === PTO-PEER-CRASH). Environment: PTO_PEER_REPS (default 7),
+# === PTO-PEER-CRASH). Environment: PTO_PEER_REPS (default 15),
 # PTO_PEER_WIDTHS ("reduced full"), PTO_PEER_WORKLOADS.
 # The same script runs the simulator natively on the host (PTO_PEER_NATIVE=1:
 # no pto-npu, the tree given by PTO_PEER_DIR).
 d=${PTO_PEER_DIR:-/pto/peer}
-reps=${PTO_PEER_REPS:-7}
+reps=${PTO_PEER_REPS:-15}
 widths=${PTO_PEER_WIDTHS:-reduced full}
 workloads=${PTO_PEER_WORKLOADS:-fan chain skip singles48 spmd48}
 where=vm
