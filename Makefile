@@ -34,7 +34,7 @@ DOCDIR  ?= $(PREFIX)/share/doc/pto-npu
 # udev reads /etc/udev/rules.d and /usr/lib/udev/rules.d, not /usr/local.
 UDEVRULESDIR ?= /etc/udev/rules.d
 
-CFLAGS_USER := -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror -fPIC \
+CFLAGS_USER := -std=c11 -D_GNU_SOURCE -DPTO_VERSION='"$(VERSION)"' -O2 -g -Wall -Wextra -Werror -fPIC \
 	-Ilibpto/include -Iuapi/drm $(shell pkg-config --cflags libdrm 2>/dev/null || echo -I/usr/include/libdrm)
 LDLIBS_USER := -ldrm -lpthread -lm
 
@@ -220,9 +220,12 @@ check: deps kernel
 	@$(MAKE) -s -j$(NPROC) user selftests $(UNIT_BINS)
 	@$(VMDIR)/check.sh $(BUILD) "$(CHECK_KERNELS)"
 
-demo: deps kernel
-	@$(MAKE) -s user
-	@$(VMDIR)/vm.sh --mode demo --build $(BUILD) --kernel debug
+# The examples on the bench kernel, repeated (DEMO_REPS, default 9), with
+# the bench's rows for the same techniques in the same boots
+# (tools/demo/run.sh).
+demo: deps
+	@$(MAKE) -s user $(BUILD)/bench/pto-bench
+	@tools/demo/run.sh $(BUILD)
 
 # ---------------------------------------------------------------- bench
 # The module is built against the bench kernel by tools/vm/vm.sh --kernel
@@ -248,14 +251,16 @@ $(BUILD)/bench/pto-bench: tools/bench/pto-bench.c $(LIBPTO_SO) $(LIBPTO_HDR)
 # side by side with simpler's CPU simulator (a2a3sim) on the same workloads,
 # both in one boot of the bench VM on PEER_SMP (1) vCPU, and the simulator
 # natively too: build/bench/peer.json and a table (tools/bench/peer/run.sh,
-# Documentation/performance.rst). Not part of make check.
+# Documentation/performance.rst). Not part of make check. PEER_PERF=skip
+# (a workload): instead, that workload on pto-npu under perf in the VM.
 SIMPLER_DIR ?=
 PEER_SMP ?= 1
+PEER_PERF ?=
 bench-peer:
 	@[ -n "$(SIMPLER_DIR)" ] || { tools/bench/peer/run.sh $(BUILD) ""; exit 2; }
 	@$(TOOLS)/install-deps.sh
 	@$(MAKE) -s $(LIBPTO_SO) $(BUILD)/bench/peer/pto-peer
-	@PEER_SMP=$(PEER_SMP) BENCH_PY=$(BENCH_PY) tools/bench/peer/run.sh $(BUILD) "$(SIMPLER_DIR)"
+	@PEER_SMP=$(PEER_SMP) PEER_PERF=$(PEER_PERF) BENCH_PY=$(BENCH_PY) tools/bench/peer/run.sh $(BUILD) "$(SIMPLER_DIR)"
 
 $(BUILD)/bench/peer/pto-peer: tools/bench/peer/pto_peer.c $(LIBPTO_SO) $(LIBPTO_HDR)
 	@mkdir -p $(dir $@)

@@ -18,7 +18,7 @@
  *
  *	=== PTO-PEER {"runtime":"pto-npu",...,"per_task_us":...}
  *
- * usage: pto-peer [REPS]
+ * usage: pto-peer [REPS [WORKLOAD]]
  */
 #include <errno.h>
 #include <stdint.h>
@@ -129,12 +129,13 @@ int main(int argc, char **argv)
 		{ "singles48", 3, 5, 40 }, { "spmd48", 4, 5, 40 },
 	};
 	int reps = argc > 1 ? atoi(argv[1]) : 7, r, w, ret;
+	const char *only = argc > 2 ? argv[2] : NULL;
 	const int64_t shape[2] = { 1, 16 };
 	double ts[64], tl[64], sl[64], sp[3][64];
 	struct pto_kb *kb;
 
 	if (reps < 1 || reps > 64) {
-		fprintf(stderr, "usage: pto-peer [REPS (1..64)]\n");
+		fprintf(stderr, "usage: pto-peer [REPS (1..64) [WORKLOAD]]\n");
 		return 2;
 	}
 	if ((ret = pto_device_open(0, &dev)))
@@ -153,6 +154,9 @@ int main(int argc, char **argv)
 	run_us(0, 200); /* warm up: page in the rings, spawn the workers */
 	for (w = 0; w < (int)(sizeof(wl) / sizeof(wl[0])); w++) {
 		double mn = 1e300, mx = -1e300, ms = 1e300, ml = 1e300;
+
+		if (only && strcmp(only, wl[w].name))
+			continue;
 
 		for (r = 0; r < reps; r++) {
 			double s1 = run_us(wl[w].kind, wl[w].small), l1 = run_us(wl[w].kind, wl[w].large);

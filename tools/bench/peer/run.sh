@@ -11,7 +11,9 @@
 #   5. report.py: BUILD/bench/peer.json and the table
 #
 # usage: run.sh BUILD_DIR SIMPLER_DIR
-# environment: PTO_PEER_REPS (repetitions, default 15), PEER_SMP, PEER_TIMEOUT
+# environment: PTO_PEER_REPS (repetitions, default 15), PEER_SMP, PEER_TIMEOUT,
+# PEER_PERF=WORKLOAD (instead of the comparison: that workload on pto-npu
+# under perf in the VM, the profile printed)
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -40,7 +42,18 @@ done
 strip --strip-debug -o "$stage/sim-peer" "$out/sim-peer"
 cp "$out/pto-peer" "$out/sim_orch.so" "$out/sim_kernel.so" "$out/simpler.commit" "$here/vm-run.sh" "$stage/"
 
+if [ -n "${PEER_PERF:-}" ]; then
+	# PEER_PERF=WORKLOAD: where pto-npu's time goes on it (perf in the VM).
+	log=$build/vm/bench-peer-perf.log
+	PTO_VM_PERF=1 PTO_VM_PEER=1 "$here/../../vm/vm.sh" --mode peer --build "$build" --kernel bench \
+		--smp "${PEER_SMP:-1}" --timeout "${PEER_TIMEOUT:-3000}" --log "$log" \
+		--env "PTO_PEER_PERF=$PEER_PERF PTO_PEER_REPS=${PTO_PEER_REPS:-5}"
+	grep '=== PTO-PEER ' "$log" || true
+	sed -n '/=== PTO-PERF-BEGIN/,/=== PTO-PERF-END/p' "$log"
+	exit 0
+fi
 log=$build/vm/bench-peer.log
+# shellcheck disable=SC2086 # --env and its value as two words
 PTO_VM_PEER=1 "$here/../../vm/vm.sh" --mode peer --build "$build" --kernel bench --smp "${PEER_SMP:-1}" \
 	--timeout "${PEER_TIMEOUT:-3000}" --log "$log" \
 	${PTO_PEER_REPS:+--env "PTO_PEER_REPS=$PTO_PEER_REPS"}
