@@ -90,9 +90,6 @@ static const struct kernel_param_ops pto_work_budget_ops = {
 module_param_cb(work_budget, &pto_work_budget_ops, &pto_work_budget, 0644);
 MODULE_PARM_DESC(work_budget, "Instructions a unit may execute, for queues created without a budget (1024-2^48, default 2^30)");
 
-/* Tells contexts apart for local memory scrubbing; never reused. */
-static atomic64_t pto_ctx_uids = ATOMIC64_INIT(0);
-
 static unsigned int devices = 1;
 module_param(devices, uint, 0444);
 MODULE_PARM_DESC(devices, "Device instances to create (1-8, default 1)");
@@ -282,7 +279,11 @@ static int pto_open(struct drm_device *drm, struct drm_file *file)
 		return -ENOMEM;
 	}
 	mutex_init(&ctx->submit_lock);
-	ctx->uid = atomic64_inc_return(&pto_ctx_uids);
+	/*
+	 * The DRM client id: what /proc/<pid>/fdinfo/<fd> shows as
+	 * drm-client-id, so a tracepoint's ctx names the open file.
+	 */
+	ctx->uid = file->client_id;
 	ctx->pdev = to_pto_device(drm);
 	xa_init_flags(&ctx->kernels, XA_FLAGS_ALLOC1);
 	xa_init_flags(&ctx->queues, XA_FLAGS_ALLOC1);
@@ -339,7 +340,10 @@ static const struct drm_ioctl_desc pto_ioctls[] = {
 	DRM_IOCTL_DEF_DRV(PTO_NPU_QUEUE_WAIT, pto_ioctl_queue_wait, 0),
 };
 
-/* DRM_ACCEL_FOPS, with a poll() that also reports completion entries. */
+/*
+ * DRM_ACCEL_FOPS, with a poll() that also reports completion entries, and
+ * the DRM core's fdinfo (drm-driver, drm-client-id, memory stats).
+ */
 static const struct file_operations pto_fops = {
 	.owner = THIS_MODULE,
 	.open = accel_open,
@@ -351,6 +355,7 @@ static const struct file_operations pto_fops = {
 	.llseek = noop_llseek,
 	.mmap = drm_gem_mmap,
 	.fop_flags = FOP_UNSIGNED_OFFSET,
+	.show_fdinfo = drm_show_fdinfo,
 };
 
 static const struct drm_driver pto_drm_driver = {

@@ -201,7 +201,7 @@ struct pto_failed {
  * @wq: woken when CQEs are posted and when @inflight drops
  * @submit_lock: serialises doorbells (id order) and queue create/destroy
  * @scratch: one SQ entry copied out of the ring (submit_lock)
- * @uid: unique id of the context, never reused
+ * @uid: unique id of the context, never reused: the DRM client id (fdinfo drm-client-id)
  * @nfailed: records in @failed (sched lock)
  * @ready: its ready tasks per queue type, in order (sched lock)
  * @ready_link: in the scheduler's round robin of contexts with ready

@@ -3,9 +3,10 @@
  * libpto: the swimlane (Chrome Trace Event JSON, opened by Perfetto UI and
  * chrome://tracing) and deps.json of a graph's last run.
  *
- * Lanes: process = device; thread 0 = the scheduler; then one thread per
- * core, AIC_0.. then AIV_0... Timestamps are microseconds from the first
- * dispatch of the run.
+ * Lanes: process = device; thread 1 = the scheduler (no lane is thread 0,
+ * which parsers read as "no thread"); then one thread per core, AIC_0..
+ * then AIV_0... Timestamps are microseconds from the first dispatch of the
+ * run; otherData gives that moment's CLOCK_MONOTONIC time.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -17,7 +18,11 @@
 #include "pto/pto.h"
 #include "graph_internal.h"
 
-#define PTO_TRACE_SCHED_TID 0
+#define PTO_TRACE_SCHED_TID 1
+
+#ifndef PTO_VERSION
+#define PTO_VERSION "unknown"
+#endif
 
 struct pto_trace_ctx {
 	FILE *f;
@@ -46,18 +51,60 @@ static const char *task_name(const struct pto_graph *g, size_t i, char *buf,
 	return buf;
 }
 
-static void json_str(FILE *f, const char *s)
+/*
+ * Length of the well-formed UTF-8 sequence at @s (RFC 3629: no overlong
+ * forms, no surrogates, at most U+10FFFF), or 0.
+ */
+static size_t utf8_len(const unsigned char *s)
 {
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
+	size_t n, i;
+	uint32_t cp;
 
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2, cp = s[0] & 0x1f;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3, cp = s[0] & 0x0f;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4, cp = s[0] & 0x07;
+	else
+		return 0;
+	for (i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if ((n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+	    (n == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+		return 0;
+	return n;
+}
+
+/*
+ * A JSON string: quotes, backslashes and control characters escaped, a
+ * byte that is not part of well-formed UTF-8 replaced by U+FFFD, so the
+ * file stays valid JSON whatever a task was named.
+ */
+static void json_str(FILE *f, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+
+	fputc('"', f);
+	while (*s) {
+		size_t n = utf8_len(s);
+
+		if (!n) {
+			fputs("\\ufffd", f);
+			s++;
+		} else if (*s == '"' || *s == '\\') {
+			fprintf(f, "\\%c", *s++);
+		} else if (*s < 0x20) {
+			fprintf(f, "\\u%04x", *s++);
+		} else {
+			fwrite(s, 1, n, f);
+			s += n;
+		}
 	}
 	fputc('"', f);
 }
@@ -85,8 +132,8 @@ static unsigned int lane(const struct pto_trace_ctx *c,
 			 const struct pto_block_info *b)
 {
 	if (b->core_type == PTO_CORE_AIC)
-		return 1 + b->core;
-	return 1 + c->aic + b->core;
+		return PTO_TRACE_SCHED_TID + 1 + b->core;
+	return PTO_TRACE_SCHED_TID + 1 + c->aic + b->core;
 }
 
 static void sep(struct pto_trace_ctx *c)
@@ -100,12 +147,12 @@ static void meta(struct pto_trace_ctx *c, unsigned int tid, const char *name,
 {
 	sep(c);
 	fprintf(c->f,
-		"{\"ph\":\"M\",\"pid\":%u,\"tid\":%u,\"name\":\"thread_name\",\"args\":{\"name\":",
+		"{\"ph\":\"M\",\"cat\":\"__metadata\",\"pid\":%u,\"tid\":%u,\"ts\":0,\"name\":\"thread_name\",\"args\":{\"name\":",
 		c->pid, tid);
 	json_str(c->f, name);
 	fputs("}},\n", c->f);
 	fprintf(c->f,
-		"{\"ph\":\"M\",\"pid\":%u,\"tid\":%u,\"name\":\"thread_sort_index\",\"args\":{\"sort_index\":%u}}",
+		"{\"ph\":\"M\",\"cat\":\"__metadata\",\"pid\":%u,\"tid\":%u,\"ts\":0,\"name\":\"thread_sort_index\",\"args\":{\"sort_index\":%u}}",
 		c->pid, tid, order);
 }
 
@@ -223,7 +270,7 @@ static void write_units(struct pto_trace_ctx *c, size_t i)
 			",\"cat\":\"%s\",\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"task_id\":%" PRIu64
 			",\"graph_index\":%zu,\"block\":%u,\"unit\":%u,\"core\":\"%s_%u\",\"shape\":\"%s\",\"status\":\"%s\",\"staged\":%s,"
 			"\"dispatch_us\":%.3f,\"receive_us\":%.3f,\"start_us\":%.3f,\"end_us\":%.3f,\"finish_us\":%.3f",
-			staged ? "block,staged" : "block", start,
+			"block", start,
 			end > start ? end - start : 0.001, t->task_id, i,
 			b->block, k,
 			b->core_type == PTO_CORE_AIC ? "AIC" : "AIV", b->core,
@@ -293,24 +340,152 @@ static void write_flows(struct pto_trace_ctx *c, size_t i)
 
 	for (d = 0; to && d < t->num_deps; d++) {
 		const struct pto_block_info *from = edge_unit(c->g, deps[d], true);
-		double at;
-
 		if (!from)
 			continue;
-		/* Inside the producer's bar, so viewers bind the arrow to it. */
-		at = us(c, from->ts_end) - 0.0005;
-		if (at < us(c, from->ts_start))
-			at = us(c, from->ts_start);
+		/*
+		 * Each end at its bar's own ts and cat: viewers bind a flow
+		 * event to the slice of its thread it falls in (Perfetto, the
+		 * enclosing one) or, DevTools' engine, to the slice with the same
+		 * ts and cat. The arrow goes from the producer's bar (the one
+		 * that ended last) to the consumer's (the first to start).
+		 */
 		c->flow_id++;
 		sep(c);
 		fprintf(c->f,
-			"{\"ph\":\"s\",\"pid\":%u,\"tid\":%u,\"cat\":\"dependency\",\"name\":\"dependency\",\"id\":%" PRIu64
+			"{\"ph\":\"s\",\"pid\":%u,\"tid\":%u,\"cat\":\"block\",\"name\":\"dependency\",\"id\":%" PRIu64
 			",\"ts\":%.3f},\n"
-			"{\"ph\":\"f\",\"bp\":\"e\",\"pid\":%u,\"tid\":%u,\"cat\":\"dependency\",\"name\":\"dependency\",\"id\":%" PRIu64
+			"{\"ph\":\"f\",\"bp\":\"e\",\"pid\":%u,\"tid\":%u,\"cat\":\"block\",\"name\":\"dependency\",\"id\":%" PRIu64
 			",\"ts\":%.3f}",
-			c->pid, lane(c, from), c->flow_id, at, c->pid,
-			lane(c, to), c->flow_id, us(c, to->ts_start));
+			c->pid, lane(c, from), c->flow_id, us(c, from->ts_start),
+			c->pid, lane(c, to), c->flow_id, us(c, to->ts_start));
 	}
+}
+
+/* Counter series: ready-but-undispatched tasks by shape, busy cores by type. */
+enum { CS_READY_AIV, CS_READY_AIC, CS_READY_MIX, CS_BUSY_AIC, CS_BUSY_AIV, CS_N };
+
+struct cnt_ev {
+	uint64_t ts;
+	int series;
+	int delta;
+};
+
+static int cnt_cmp(const void *x, const void *y)
+{
+	const struct cnt_ev *a = x, *b = y;
+
+	if (a->ts != b->ts)
+		return a->ts < b->ts ? -1 : 1;
+	/* At one instant, ends before starts: a count never overshoots. */
+	return a->delta - b->delta;
+}
+
+static int ready_series(const struct pto_graph_task *t)
+{
+	if (t->kernel[0] && t->kernel[1])
+		return CS_READY_MIX;
+	return t->kernel[0] ? CS_READY_AIV : CS_READY_AIC;
+}
+
+/*
+ * When task @i became ready: the scheduler saw its last producer finish
+ * (the latest ts_finish among their records); a task without producers
+ * at t0, the run's first dispatch (its submission is not recorded).
+ */
+static uint64_t ready_at(const struct pto_trace_ctx *c, size_t i)
+{
+	const struct pto_graph_task *t = task_at(c->g, i);
+	const uint32_t *deps = PTO_VEC_AT(&c->g->deps, uint32_t, t->dep_off);
+	uint64_t r = c->t0;
+	unsigned int d, n, k;
+
+	for (d = 0; d < t->num_deps; d++) {
+		const struct pto_block_info *bl = blocks_of(c->g, deps[d], &n);
+
+		for (k = 0; bl && k < n; k++)
+			if (bl[k].ts_finish > r)
+				r = bl[k].ts_finish;
+	}
+	return r;
+}
+
+/*
+ * Counter tracks ("ph":"C"), derived from the records, as the runtime's
+ * own shared ready-queue counters: tasks ready but not yet dispatched, by
+ * shape (from ready_at() to the first dispatch of a unit; a pre-staged
+ * task is dispatched before it is ready and never counts), and busy cores
+ * by type (each unit from its start to its end).
+ */
+static int write_counters(struct pto_trace_ctx *c)
+{
+	static const char *const series[CS_N] = { "AIV", "AIC", "MIX", "AIC", "AIV" };
+	const struct pto_graph *g = c->g;
+	struct cnt_ev *ev;
+	size_t n = 0, cap = 0, i, j;
+	int val[CS_N] = { 0 };
+
+	for (i = 0; g->blocks && i < g->tasks.n; i++)
+		cap += 2 + 2 * (size_t)task_at(g, i)->nblocks;
+	ev = calloc(cap ? cap : 1, sizeof(*ev));
+	if (!ev)
+		return -ENOMEM;
+	for (i = 0; g->blocks && i < g->tasks.n; i++) {
+		const struct pto_block_info *bl;
+		uint64_t first = UINT64_MAX, ready;
+		unsigned int nb, k;
+
+		bl = blocks_of(g, i, &nb);
+		for (k = 0; k < nb; k++) {
+			if (bl[k].ts_dispatch && bl[k].ts_dispatch < first)
+				first = bl[k].ts_dispatch;
+			if (!ran_on_core(&bl[k]))
+				continue;
+			j = bl[k].core_type == PTO_CORE_AIC ? CS_BUSY_AIC : CS_BUSY_AIV;
+			ev[n++] = (struct cnt_ev){ bl[k].ts_start, (int)j, 1 };
+			ev[n++] = (struct cnt_ev){ bl[k].ts_end, (int)j, -1 };
+		}
+		ready = ready_at(c, i);
+		if (first != UINT64_MAX && ready < first) {
+			ev[n++] = (struct cnt_ev){ ready, ready_series(task_at(g, i)), 1 };
+			ev[n++] = (struct cnt_ev){ first, ready_series(task_at(g, i)), -1 };
+		}
+	}
+	qsort(ev, n, sizeof(*ev), cnt_cmp);
+	for (i = 0; i < n; i = j) {
+		for (j = i; j < n && ev[j].ts == ev[i].ts; j++)
+			val[ev[j].series] += ev[j].delta;
+		sep(c);
+		fprintf(c->f,
+			"{\"ph\":\"C\",\"cat\":\"counter\",\"pid\":%u,\"tid\":%u,\"name\":\"ready tasks\",\"ts\":%.3f,\"args\":{\"%s\":%d,\"%s\":%d,\"%s\":%d}},\n"
+			"{\"ph\":\"C\",\"cat\":\"counter\",\"pid\":%u,\"tid\":%u,\"name\":\"busy cores\",\"ts\":%.3f,\"args\":{\"%s\":%d,\"%s\":%d}}",
+			c->pid, PTO_TRACE_SCHED_TID, us(c, ev[i].ts),
+			series[CS_READY_AIV], val[CS_READY_AIV],
+			series[CS_READY_AIC], val[CS_READY_AIC],
+			series[CS_READY_MIX], val[CS_READY_MIX], c->pid,
+			PTO_TRACE_SCHED_TID, us(c, ev[i].ts),
+			series[CS_BUSY_AIC], val[CS_BUSY_AIC],
+			series[CS_BUSY_AIV], val[CS_BUSY_AIV]);
+	}
+	free(ev);
+	return 0;
+}
+
+/* The DRM client id of @fd (fdinfo drm-client-id: the tracepoints' ctx), or 0. */
+static uint64_t drm_client_id(int fd)
+{
+	char path[64], line[128];
+	uint64_t id = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "drm-client-id: %" SCNu64, &id) == 1)
+			break;
+	fclose(f);
+	return id;
 }
 
 PTO_API int pto_graph_write_swimlane(const struct pto_graph *g,
@@ -349,27 +524,41 @@ PTO_API int pto_graph_write_swimlane(const struct pto_graph *g,
 	c.f = fopen(path, "w");
 	if (!c.f)
 		return -errno;
-	fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", c.f);
+	/*
+	 * otherData: what lines this file up with others of the same run
+	 * (trace-cmd's CLOCK_MONOTONIC events, the tracepoints' dev and ctx).
+	 */
+	fprintf(c.f,
+		"{\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":\"pto-npu\",\"version\":\"%s\",\"clock\":\"CLOCK_MONOTONIC\",\"t0_ns\":%" PRIu64
+		",\"device_index\":%u,\"context_id\":%" PRIu64 ",\"graph\":",
+		PTO_VERSION, c.t0, info.device_index,
+		drm_client_id(pto_device_fd(g->dev)));
+	json_str(c.f, g->name);
+	fputs("},\"traceEvents\":[", c.f);
 	sep(&c);
 	fprintf(c.f,
-		"{\"ph\":\"M\",\"pid\":%u,\"name\":\"process_name\",\"args\":{\"name\":\"pto_npu device %u\"}}",
-		c.pid, info.device_index);
+		"{\"ph\":\"M\",\"cat\":\"__metadata\",\"pid\":%u,\"ts\":0,\"name\":\"process_name\",\"args\":{\"name\":\"pto_npu device %u\"}},\n"
+		"{\"ph\":\"M\",\"cat\":\"__metadata\",\"pid\":%u,\"ts\":0,\"name\":\"process_sort_index\",\"args\":{\"sort_index\":%u}}",
+		c.pid, info.device_index, c.pid, info.device_index);
 	meta(&c, PTO_TRACE_SCHED_TID, "scheduler", 0);
 	for (k = 0; k < info.aic_cores; k++) {
 		snprintf(name, sizeof(name), "AIC_%u", k);
-		meta(&c, 1 + k, name, 1 + k);
+		meta(&c, PTO_TRACE_SCHED_TID + 1 + k, name, 1 + k);
 	}
 	for (k = 0; k < info.aiv_cores; k++) {
 		snprintf(name, sizeof(name), "AIV_%u", k);
-		meta(&c, 1 + info.aic_cores + k, name, 1 + info.aic_cores + k);
+		meta(&c, PTO_TRACE_SCHED_TID + 1 + info.aic_cores + k, name,
+		     1 + info.aic_cores + k);
 	}
 	for (i = 0; i < g->tasks.n; i++) {
 		write_units(&c, i);
 		write_markers(&c, i);
 		write_flows(&c, i);
 	}
+	ret = write_counters(&c);
 	fputs("\n]}\n", c.f);
-	ret = ferror(c.f) ? -EIO : 0;
+	if (!ret && ferror(c.f))
+		ret = -EIO;
 	if (fclose(c.f) && !ret)
 		ret = -errno;
 	return ret;

@@ -381,7 +381,7 @@ def skipped_never_dispatched(v, run, what):
                (what, i, ', '.join(sorted({run.lane(b) for b in run.bars_of(i)})) or
                 'a dispatch slice'))
         v.need(any(m['args'].get('graph_index') == i and m.get('cat') == 'skip' and
-                   m.get('tid') == 0 and m['args'].get('status') == 'SKIPPED'
+                   run.lane_name.get(m.get('tid')) == 'scheduler' and m['args'].get('status') == 'SKIPPED'
                    for m in run.marks),
                '%s: skipped task %d has no skip marker on the scheduler lane' % (what, i))
     v.need(run.dispatched() == run.tasks() - len(skipped),

@@ -65,18 +65,19 @@ class Graph:
 
     def tid(self, lane):
         kind, k = lane.split('_')
-        return 1 + int(k) if kind == 'AIC' else 1 + self.aic + int(k)
+        # tid 1 is the scheduler (no lane is tid 0), then AIC_k, AIV_k.
+        return 2 + int(k) if kind == 'AIC' else 2 + self.aic + int(k)
 
     def events(self):
-        ev = [{'ph': 'M', 'pid': 1, 'name': 'process_name',
+        ev = [{'ph': 'M', 'cat': '__metadata', 'pid': 1, 'name': 'process_name',
                'args': {'name': 'pto_npu device 0'}}]
         lanes = ['scheduler'] + ['AIC_%d' % k for k in range(self.aic)] + \
             ['AIV_%d' % k for k in range(self.aiv)]
-        for tid, n in enumerate(lanes):
-            ev.append({'ph': 'M', 'pid': 1, 'tid': tid, 'name': 'thread_name',
-                       'args': {'name': n}})
-            ev.append({'ph': 'M', 'pid': 1, 'tid': tid, 'name': 'thread_sort_index',
-                       'args': {'sort_index': tid}})
+        for k, n in enumerate(lanes):
+            ev.append({'ph': 'M', 'cat': '__metadata', 'pid': 1, 'tid': k + 1,
+                       'name': 'thread_name', 'args': {'name': n}})
+            ev.append({'ph': 'M', 'cat': '__metadata', 'pid': 1, 'tid': k + 1,
+                       'name': 'thread_sort_index', 'args': {'sort_index': k}})
         flow = 0
         for t in self.tasks:
             i = t['id']
@@ -95,7 +96,7 @@ class Graph:
                 if staged:
                     args['release_us'] = release
                 ev.append({'ph': 'X', 'pid': 1, 'tid': tid, 'name': t['name'],
-                           'cat': 'block,staged' if staged else 'block',
+                           'cat': 'block',
                            'ts': start, 'dur': max(end - start, 0.001),
                            'args': args})
                 for kind, wb, we in waits:
@@ -113,7 +114,7 @@ class Graph:
                            'ts': start})
             if not mine and self.markers:
                 skip = t['status'] == 'SKIPPED'
-                ev.append({'ph': 'i', 's': 't', 'pid': 1, 'tid': 0,
+                ev.append({'ph': 'i', 's': 't', 'pid': 1, 'tid': 1,
                            'name': '%s %s' % ('skip' if skip else 'not run', t['name']),
                            'cat': 'skip' if skip else 'not_run', 'ts': 0.0,
                            'args': {'task_id': t['task_id'], 'graph_index': i,
@@ -127,10 +128,10 @@ class Graph:
                 a = max(frm, key=lambda u: u[5])
                 b = min(mine, key=lambda u: u[4])
                 flow += 1
-                ev.append({'ph': 's', 'pid': 1, 'tid': self.tid(a[2]), 'cat': 'dependency',
-                           'name': 'dependency', 'id': flow, 'ts': a[5] - 0.0005})
+                ev.append({'ph': 's', 'pid': 1, 'tid': self.tid(a[2]), 'cat': 'block',
+                           'name': 'dependency', 'id': flow, 'ts': a[4]})
                 ev.append({'ph': 'f', 'bp': 'e', 'pid': 1, 'tid': self.tid(b[2]),
-                           'cat': 'dependency', 'name': 'dependency', 'id': flow,
+                           'cat': 'block', 'name': 'dependency', 'id': flow,
                            'ts': b[4]})
         return ev
 
