@@ -1,36 +1,78 @@
 #!/bin/sh
-# Runs inside the VM for `make demo` (and at the end of `make check`): the
-# device's topology, then every example with PTO_TRACE_DIR set, so each
-# graph it runs leaves its swimlane and deps.json in /pto/out. The files and
-# each example's exit status go to the host over /dev/ttyS1, where
-# tools/demo/confirm.py checks the guide's "How to confirm" statements.
+# Runs inside the VM for `make demo` (tools/demo/run.sh) and at the end of
+# `make check`: the device's topology, then every example with
+# PTO_TRACE_DIR set, so each graph it runs leaves its swimlane and
+# deps.json. The files and each example's exit status go to the host over
+# /dev/ttyS1, where tools/demo/summary.py and confirm.py read them.
+#
+# From the environment (make demo sets them; make check runs it bare):
+#   PTO_DEMO_REPS      run the examples this many times (default 1); each
+#                      repetition writes /pto/out/repN/ and its files are
+#                      exported as "repN--<file>" (1: /pto/out, plain names)
+#   PTO_DEMO_ONLY      only these examples, separated by ':' (default all)
+#   PTO_DEMO_BENCH_ROWS, PTO_DEMO_BENCH_REPS
+#                      then run those rows of pto-bench (rows separated by
+#                      ':'), its PTO-BENCH lines on the console, so that the
+#                      demo's gains and the bench's ratios come from one boot
 out=/pto/out
+reps=${PTO_DEMO_REPS:-1}
+only=$(echo "${PTO_DEMO_ONLY:-}" | tr ':' ' ')
 mkdir -p $out
 fails=0
 echo "== ptoctl info"
 ptoctl info || fails=$((fails + 1))
-: >$out/examples.txt
-for ex in /pto/examples/*; do
-	[ -x "$ex" ] || continue
-	name=$(basename "$ex")
-	echo "== $name"
-	(cd $out && PTO_TRACE_DIR=$out "$ex")
-	rc=$?
-	echo "$name $rc" >>$out/examples.txt
-	[ $rc = 0 ] || fails=$((fails + 1))
-done
-echo "== ptoctl stat"
-ptoctl stat || fails=$((fails + 1))
+
+wanted() {
+	[ -z "$only" ] && return 0
+	for w in $only; do
+		[ "$w" = "$1" ] && return 0
+	done
+	return 1
+}
 
 export_file() {
 	{
-		echo "=== PTO-FILE $(basename "$1")"
+		echo "=== PTO-FILE $2$(basename "$1")"
 		base64 "$1"
 		echo "=== PTO-FILE-END"
 	} >/dev/ttyS1
 }
-for f in $out/*.json $out/examples.txt; do
-	[ -f "$f" ] && export_file "$f"
+
+r=1
+while [ "$r" -le "$reps" ]; do
+	dir=$out prefix=""
+	if [ "$reps" -gt 1 ]; then
+		dir=$out/rep$r prefix="rep$r--"
+		echo "== repetition $r of $reps"
+	fi
+	mkdir -p "$dir"
+	: >"$dir/examples.txt"
+	for ex in /pto/examples/*; do
+		[ -x "$ex" ] || continue
+		name=$(basename "$ex")
+		wanted "$name" || continue
+		echo "== $name"
+		(cd "$dir" && PTO_TRACE_DIR=$dir "$ex")
+		rc=$?
+		echo "$name $rc" >>"$dir/examples.txt"
+		[ $rc = 0 ] || fails=$((fails + 1))
+	done
+	for f in "$dir"/*.json "$dir/examples.txt"; do
+		[ -f "$f" ] && export_file "$f" "$prefix"
+	done
+	# Each repetition's files leave the VM's memory once exported.
+	[ "$reps" -gt 1 ] && rm -rf "$dir"
+	r=$((r + 1))
 done
+echo "== ptoctl stat"
+ptoctl stat || fails=$((fails + 1))
+
+if [ -n "${PTO_DEMO_BENCH_ROWS:-}" ] && [ -x /pto/bench/pto-bench ]; then
+	echo "== pto-bench, rows ${PTO_DEMO_BENCH_ROWS}"
+	echo "=== PTO-BENCH-BEGIN"
+	(cd /tmp && /pto/bench/pto-bench -r "${PTO_DEMO_BENCH_REPS:-9}" \
+		-R "$(echo "$PTO_DEMO_BENCH_ROWS" | tr ':' ',')")
+	echo "=== PTO-BENCH-RC rc=$?"
+fi
 echo "demo: $fails failure(s)"
 [ "$fails" = 0 ]

@@ -1,0 +1,41 @@
+#!/bin/sh
+# make demo: the examples on the bench kernel (no debug options), each
+# repeated DEMO_REPS times (default 9), in two boots that split the work
+# as make bench does: the per-task techniques on one vCPU (SPMD,
+# predicate, early resolve, syncall: pto-bench rows 3, 5, 6, 7 in the same
+# boot), the mixed kernel on min(2, host CPUs) vCPUs (its halves overlap
+# only on cores running at once: row 4 beside it). Then
+# tools/demo/summary.py (medians, gains, build/demo/summary.json, the
+# median runs into build/demo), tools/demo/confirm.py (every check
+# enforced) and tools/demo/render.py (a before/after picture per
+# technique, from the median runs).
+#
+# usage: run.sh BUILD_DIR
+set -eu
+
+here=$(cd "$(dirname "$0")" && pwd)
+build=$1
+reps=${DEMO_REPS:-9}
+cpus=$(nproc)
+par=$((cpus < 2 ? cpus : 2))
+vm="$here/../vm/vm.sh"
+
+rm -rf "$build/demo-raw"
+"$vm" --mode demo --build "$build" --kernel bench --smp 1 --timeout 2400 \
+	--env "PTO_DEMO_REPS=$reps PTO_DEMO_ONLY=spmd_add:moe:gated:early_resolve:barrier PTO_DEMO_BENCH_ROWS=3:5:6:7 PTO_DEMO_BENCH_REPS=$reps" \
+	--log "$build/vm/demo-1.log"
+"$vm" --mode demo --build "$build" --kernel bench --smp "$par" --timeout 2400 \
+	--env "PTO_DEMO_REPS=$reps PTO_DEMO_ONLY=matmul_bias:elementwise_add:exp_chain:matmul PTO_DEMO_BENCH_ROWS=4 PTO_DEMO_BENCH_REPS=$reps" \
+	--log "$build/vm/demo-2.log"
+
+rm -rf "$build/demo"
+mkdir -p "$build/demo"
+ok=0
+/usr/bin/env python3 "$here/summary.py" "$build/demo" "$build/demo-raw/demo-1" \
+	"$build/demo-raw/demo-2" || ok=1
+echo
+/usr/bin/env python3 "$here/confirm.py" "$build/demo" || ok=1
+/usr/bin/env python3 "$here/render.py" --demo "$build/demo" ||
+	echo "demo: no before/after pictures (tools/demo/render.py failed)" >&2
+echo "demo: build/demo/summary.json; the median runs' traces in build/demo/, every run in build/demo/runs/"
+exit $ok
