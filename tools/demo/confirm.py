@@ -643,7 +643,7 @@ def validate_trace(path):
             'b': ('pid', 'tid', 'name', 'ts', 'id', 'cat'),
             'e': ('pid', 'tid', 'name', 'ts', 'id', 'cat'),
             's': ('pid', 'tid', 'ts', 'id'), 'f': ('pid', 'tid', 'ts', 'id'),
-            'M': ('pid', 'name', 'args')}
+            'M': ('pid', 'name', 'args'), 'C': ('pid', 'name', 'ts', 'args')}
     lanes, waits = {}, []
     for e in ev:
         ph = e.get('ph')

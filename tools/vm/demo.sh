@@ -10,6 +10,9 @@
 #                      repetition writes /pto/out/repN/ and its files are
 #                      exported as "repN--<file>" (1: /pto/out, plain names)
 #   PTO_DEMO_ONLY      only these examples, separated by ':' (default all)
+# With one repetition the examples also write PyPTO/simpler profiles
+# (PTO_TRACE_FORMAT=simpler: a directory per graph), exported as
+# "<graph>/<file>" for tools/demo/test_simpler_tools.py.
 #   PTO_DEMO_BENCH_ROWS, PTO_DEMO_BENCH_REPS
 #                      then run those rows of pto-bench (rows separated by
 #                      ':'), its PTO-BENCH lines on the console, so that the
@@ -52,7 +55,11 @@ while [ "$r" -le "$reps" ]; do
 		name=$(basename "$ex")
 		wanted "$name" || continue
 		echo "== $name"
-		(cd "$dir" && PTO_TRACE_DIR=$dir "$ex")
+		if [ "$reps" = 1 ]; then
+			(cd "$dir" && PTO_TRACE_DIR=$dir PTO_TRACE_FORMAT=simpler "$ex")
+		else
+			(cd "$dir" && PTO_TRACE_DIR=$dir "$ex")
+		fi
 		rc=$?
 		echo "$name $rc" >>"$dir/examples.txt"
 		[ $rc = 0 ] || fails=$((fails + 1))
@@ -60,6 +67,11 @@ while [ "$r" -le "$reps" ]; do
 	for f in "$dir"/*.json "$dir/examples.txt"; do
 		[ -f "$f" ] && export_file "$f" "$prefix"
 	done
+	if [ "$reps" = 1 ]; then
+		for f in "$dir"/*/*.json; do
+			[ -f "$f" ] && export_file "$f" "$(basename "$(dirname "$f")")/"
+		done
+	fi
 	# Each repetition's files leave the VM's memory once exported.
 	[ "$reps" -gt 1 ] && rm -rf "$dir"
 	r=$((r + 1))

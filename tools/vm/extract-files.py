@@ -5,6 +5,8 @@ The guest writes, per file:
     === PTO-FILE <name>
     <base64 lines>
     === PTO-FILE-END
+A name may have one directory ("<graph>/<file>": a simpler-format
+profile's directory); anything else is reduced to its base name.
 usage: extract-files.py DATA_LOG OUTPUT_DIR   (prints each path written)
 """
 import base64
@@ -24,7 +26,10 @@ def main():
         line = line.strip('\r')
         if line.startswith('=== PTO-FILE-END'):
             if name:
-                path = os.path.join(outdir, os.path.basename(name))
+                parts = [p for p in name.split('/') if p not in ('', '.', '..')]
+                rel = os.path.join(*parts[-2:]) if parts else 'unnamed'
+                path = os.path.join(outdir, rel)
+                os.makedirs(os.path.dirname(path), exist_ok=True)
                 with open(path, 'wb') as f:
                     f.write(base64.b64decode(''.join(chunks)))
                 print(path)
