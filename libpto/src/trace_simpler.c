@@ -25,6 +25,17 @@
 #define PTO_SIMPLER_CLOCK_HZ 1000000000ULL
 #define PTO_SIMPLER_LEVEL 3
 
+/*
+ * The AICPU's dispatch of a block, as simpler's records mean it: a
+ * pre-staged unit's doorbell (its ts_receive), when it was handed to run;
+ * its staging before its producer ended has no simpler counterpart.
+ */
+static uint64_t st_dispatch(const struct pto_block_info *b)
+{
+	return (b->flags & PTO_BLOCK_STAGED) && b->ts_receive ? b->ts_receive :
+								b->ts_dispatch;
+}
+
 static const struct pto_graph_task *st_task(const struct pto_graph *g,
 					    size_t i)
 {
@@ -240,8 +251,8 @@ static int st_write_phases(const struct pto_graph *g, FILE *f)
 				last = b->ts_finish;
 			if (!st_ran(b))
 				continue;
-			if (b->ts_dispatch)
-				m[n++] = (struct st_moment){ b->ts_dispatch, i, ST_DISPATCH };
+			if (st_dispatch(b))
+				m[n++] = (struct st_moment){ st_dispatch(b), i, ST_DISPATCH };
 			if (b->ts_finish)
 				m[n++] = (struct st_moment){ b->ts_finish, i, ST_COMPLETE };
 		}
@@ -289,8 +300,8 @@ static int st_write_records(const struct pto_graph *g,
 	if (!f)
 		return -errno;
 	for (i = 0; g->blocks && i < g->total_blocks; i++) {
-		uint64_t ts = g->blocks[i].ts_dispatch ? g->blocks[i].ts_dispatch :
-							 g->blocks[i].ts_finish;
+		uint64_t ts = st_dispatch(&g->blocks[i]) ?
+			      st_dispatch(&g->blocks[i]) : g->blocks[i].ts_finish;
 
 		if (ts && (!t0 || ts < t0))
 			t0 = ts;
@@ -325,10 +336,8 @@ static int st_write_records(const struct pto_graph *g,
 
 			if (!st_ran(b))
 				continue;
-			/* Taken before its release (a staged unit): the core
-			 * received it no earlier than the dispatch. */
-			if (recv < b->ts_dispatch)
-				recv = b->ts_dispatch;
+			if (recv < st_dispatch(b))
+				recv = st_dispatch(b);
 			if (!recv || recv > b->ts_start)
 				recv = b->ts_start;
 			fprintf(f, "%s\n  [%u, %zu, %" PRIu64 ", %" PRIu64 ", %" PRIu64 ", %" PRIu64 "]",
@@ -353,7 +362,7 @@ static int st_write_records(const struct pto_graph *g,
 				continue;
 			fprintf(f, "%s\n  [%u, %" PRIu64 ", %" PRIu64 ", %" PRIu64 "]",
 				first ? "" : ",", st_core(info, b),
-				t->block_off + k, b->ts_dispatch, b->ts_finish);
+				t->block_off + k, st_dispatch(b), b->ts_finish);
 			first = false;
 		}
 	}

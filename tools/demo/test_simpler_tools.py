@@ -80,7 +80,10 @@ def ours(traces, name):
         trace = json.load(f)
     bars = {}
     for e in trace['traceEvents']:
-        if e.get('ph') == 'X' and 'graph_index' in e.get('args', {}):
+        # Bars only: a wait slice (cat "wait") is part of its bar or, the
+        # staged interval, before it.
+        if e.get('ph') == 'X' and e.get('cat') != 'wait' and \
+                'graph_index' in e.get('args', {}):
             bars.setdefault(e['args']['graph_index'], []).append(e)
     return deps, bars
 
