@@ -127,7 +127,8 @@ def main():
     spmd = {}
     for name, *_ in cols:
         s, m = table["singles48"][name], table["spmd48"][name]
-        spmd[name] = s / m if s is not None and m not in (None, 0) else None
+        spmd[name] = (s / m if s is not None and m not in (None, 0) and ("singles48", name) not in unresolved
+                      and ("spmd48", name) not in unresolved else None)
 
     doc = {
         "simpler_commit": vinfo.get("simpler_commit") or ninfo.get("simpler_commit"),
