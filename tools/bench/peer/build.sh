@@ -83,7 +83,7 @@ stale() {
 	shift
 	[ -f "$t" ] || return 0
 	for d in "$@"; do
-		[ "$d" -nt "$t" ] && return 0
+		[ -z "$(find "$d" -newer "$t")" ] || return 0
 	done
 	return 1
 }
@@ -125,7 +125,7 @@ if [ ! -f "$out/worker.a" ]; then
 fi
 if stale "$out/sim-peer" "$here/sim_driver.cpp" "$out/worker.a"; then
 	# simpler's headers as system headers: -Werror is for this project's code.
-	# shellcheck disable=SC2086
+	# shellcheck disable=SC2046,SC2086
 	$cxx -O2 -g -std=c++17 -Wall -Wextra -Werror $(echo "$winc" | sed 's/-I/-isystem /g') \
 		-o "$out/sim-peer" "$here/sim_driver.cpp" \
 		"$out/worker.a" -ldl -lpthread -lrt
