@@ -17,27 +17,111 @@
 
 #include "pto_sched.h"
 
+/*
+ * Status, reason, core type and task flags by name in the text output
+ * (trace-cmd and perf read the symbols from the format files).
+ */
+TRACE_DEFINE_ENUM(DRM_PTO_NPU_STATUS_OK);
+TRACE_DEFINE_ENUM(DRM_PTO_NPU_STATUS_INVALID);
+TRACE_DEFINE_ENUM(DRM_PTO_NPU_STATUS_GM_FAULT);
+TRACE_DEFINE_ENUM(DRM_PTO_NPU_STATUS_TIMEOUT);
+TRACE_DEFINE_ENUM(DRM_PTO_NPU_STATUS_DEP_FAILED);
+TRACE_DEFINE_ENUM(DRM_PTO_NPU_STATUS_CANCELLED);
+TRACE_DEFINE_ENUM(DRM_PTO_NPU_STATUS_ARITH_FAULT);
+TRACE_DEFINE_ENUM(DRM_PTO_NPU_STATUS_LOOP_FAULT);
+TRACE_DEFINE_ENUM(DRM_PTO_NPU_STATUS_SKIPPED);
+TRACE_DEFINE_ENUM(DRM_PTO_NPU_STATUS_BARRIER_FAULT);
+TRACE_DEFINE_ENUM(DRM_PTO_NPU_STATUS_NOMEM);
+TRACE_DEFINE_ENUM(DRM_PTO_NPU_STATUS_WORK_BUDGET);
+TRACE_DEFINE_ENUM(DRM_PTO_NPU_REASON_NONE);
+TRACE_DEFINE_ENUM(DRM_PTO_NPU_REASON_SLOTS);
+TRACE_DEFINE_ENUM(DRM_PTO_NPU_REASON_FLAGS);
+TRACE_DEFINE_ENUM(DRM_PTO_NPU_REASON_RESERVED);
+TRACE_DEFINE_ENUM(DRM_PTO_NPU_REASON_KERNEL);
+TRACE_DEFINE_ENUM(DRM_PTO_NPU_REASON_KERNEL_TYPE);
+TRACE_DEFINE_ENUM(DRM_PTO_NPU_REASON_BLOCK_NUM);
+TRACE_DEFINE_ENUM(DRM_PTO_NPU_REASON_COUNTS);
+TRACE_DEFINE_ENUM(DRM_PTO_NPU_REASON_ARG_COUNT);
+TRACE_DEFINE_ENUM(DRM_PTO_NPU_REASON_TENSOR_HANDLE);
+TRACE_DEFINE_ENUM(DRM_PTO_NPU_REASON_TENSOR_LAYOUT);
+TRACE_DEFINE_ENUM(DRM_PTO_NPU_REASON_TENSOR_RANGE);
+TRACE_DEFINE_ENUM(DRM_PTO_NPU_REASON_TENSOR_DTYPE);
+TRACE_DEFINE_ENUM(DRM_PTO_NPU_REASON_DEP);
+TRACE_DEFINE_ENUM(DRM_PTO_NPU_REASON_PREDICATE);
+TRACE_DEFINE_ENUM(DRM_PTO_NPU_REASON_SYNC_START);
+TRACE_DEFINE_ENUM(DRM_PTO_NPU_REASON_RING);
+TRACE_DEFINE_ENUM(DRM_PTO_NPU_REASON_SLOT_BUDGET);
+TRACE_DEFINE_ENUM(DRM_PTO_NPU_REASON_SYNCALL);
+TRACE_DEFINE_ENUM(PTO_CORE_AIV);
+TRACE_DEFINE_ENUM(PTO_CORE_AIC);
+
+#define pto_show_status(v) __print_symbolic(v, \
+	{ DRM_PTO_NPU_STATUS_OK, "OK" }, \
+	{ DRM_PTO_NPU_STATUS_INVALID, "INVALID" }, \
+	{ DRM_PTO_NPU_STATUS_GM_FAULT, "GM_FAULT" }, \
+	{ DRM_PTO_NPU_STATUS_TIMEOUT, "TIMEOUT" }, \
+	{ DRM_PTO_NPU_STATUS_DEP_FAILED, "DEP_FAILED" }, \
+	{ DRM_PTO_NPU_STATUS_CANCELLED, "CANCELLED" }, \
+	{ DRM_PTO_NPU_STATUS_ARITH_FAULT, "ARITH_FAULT" }, \
+	{ DRM_PTO_NPU_STATUS_LOOP_FAULT, "LOOP_FAULT" }, \
+	{ DRM_PTO_NPU_STATUS_SKIPPED, "SKIPPED" }, \
+	{ DRM_PTO_NPU_STATUS_BARRIER_FAULT, "BARRIER_FAULT" }, \
+	{ DRM_PTO_NPU_STATUS_NOMEM, "NOMEM" }, \
+	{ DRM_PTO_NPU_STATUS_WORK_BUDGET, "WORK_BUDGET" })
+
+#define pto_show_reason(v) __print_symbolic(v, \
+	{ DRM_PTO_NPU_REASON_NONE, "NONE" }, \
+	{ DRM_PTO_NPU_REASON_SLOTS, "SLOTS" }, \
+	{ DRM_PTO_NPU_REASON_FLAGS, "FLAGS" }, \
+	{ DRM_PTO_NPU_REASON_RESERVED, "RESERVED" }, \
+	{ DRM_PTO_NPU_REASON_KERNEL, "KERNEL" }, \
+	{ DRM_PTO_NPU_REASON_KERNEL_TYPE, "KERNEL_TYPE" }, \
+	{ DRM_PTO_NPU_REASON_BLOCK_NUM, "BLOCK_NUM" }, \
+	{ DRM_PTO_NPU_REASON_COUNTS, "COUNTS" }, \
+	{ DRM_PTO_NPU_REASON_ARG_COUNT, "ARG_COUNT" }, \
+	{ DRM_PTO_NPU_REASON_TENSOR_HANDLE, "TENSOR_HANDLE" }, \
+	{ DRM_PTO_NPU_REASON_TENSOR_LAYOUT, "TENSOR_LAYOUT" }, \
+	{ DRM_PTO_NPU_REASON_TENSOR_RANGE, "TENSOR_RANGE" }, \
+	{ DRM_PTO_NPU_REASON_TENSOR_DTYPE, "TENSOR_DTYPE" }, \
+	{ DRM_PTO_NPU_REASON_DEP, "DEP" }, \
+	{ DRM_PTO_NPU_REASON_PREDICATE, "PREDICATE" }, \
+	{ DRM_PTO_NPU_REASON_SYNC_START, "SYNC_START" }, \
+	{ DRM_PTO_NPU_REASON_RING, "RING" }, \
+	{ DRM_PTO_NPU_REASON_SLOT_BUDGET, "SLOT_BUDGET" }, \
+	{ DRM_PTO_NPU_REASON_SYNCALL, "SYNCALL" })
+
+#define pto_show_core_type(v) __print_symbolic(v, \
+	{ PTO_CORE_AIV, "AIV" }, \
+	{ PTO_CORE_AIC, "AIC" })
+
+#define pto_show_task_flags(v) __print_flags(v, "|", \
+	{ DRM_PTO_NPU_TASK_F_SYNC_START, "SYNC_START" }, \
+	{ DRM_PTO_NPU_TASK_F_EARLY_RESOLVE, "EARLY_RESOLVE" }, \
+	{ DRM_PTO_NPU_TASK_F_PREDICATE, "PREDICATE" })
+
 TRACE_EVENT(pto_intake,
 	    TP_PROTO(const struct pto_task *t),
 	    TP_ARGS(t),
-	    TP_STRUCT__entry(__field(u32, dev)
-			     __field(u64, ctx)
+	    TP_STRUCT__entry(__field(u64, ctx)
 			     __field(u64, task)
+			     __field(u32, dev)
 			     __field(u32, block_num)
 			     __field(u32, flags)
 			     __field(s32, status)
 			     __field(u32, reason)),
-	    TP_fast_assign(__entry->dev = t->ctx->pdev->index;
-			   __entry->ctx = t->ctx->uid;
+	    TP_fast_assign(__entry->ctx = t->ctx->uid;
 			   __entry->task = t->id;
+			   __entry->dev = t->ctx->pdev->index;
 			   __entry->block_num = t->block_num;
 			   __entry->flags = t->flags;
 			   __entry->status = t->status;
 			   __entry->reason = t->reason;),
-	    TP_printk("dev=%u ctx=%llu task=%llu blocks=%u flags=0x%x status=%d reason=%u",
+	    TP_printk("dev=%u ctx=%llu task=%llu blocks=%u flags=%s status=%s reason=%s",
 		      __entry->dev, __entry->ctx, __entry->task,
-		      __entry->block_num, __entry->flags, __entry->status,
-		      __entry->reason)
+		      __entry->block_num,
+		      pto_show_task_flags(__entry->flags),
+		      pto_show_status(__entry->status),
+		      pto_show_reason(__entry->reason))
 );
 
 /* Unit @unit of @task on @core. */
@@ -45,25 +129,26 @@ DECLARE_EVENT_CLASS(pto_unit_class,
 		    TP_PROTO(const struct pto_task *t, u32 unit,
 			     const struct pto_core *core, s32 status),
 		    TP_ARGS(t, unit, core, status),
-		    TP_STRUCT__entry(__field(u32, dev)
-				     __field(u64, ctx)
+		    TP_STRUCT__entry(__field(u64, ctx)
 				     __field(u64, task)
+				     __field(u32, dev)
 				     __field(u32, unit)
 				     __field(u32, core_type)
 				     __field(u32, core)
 				     __field(s32, status)),
-		    TP_fast_assign(__entry->dev = core->pdev->index;
-				   __entry->ctx = t->ctx->uid;
+		    TP_fast_assign(__entry->ctx = t->ctx->uid;
 				   __entry->task = t->id;
+				   __entry->dev = core->pdev->index;
 				   __entry->unit = unit;
 				   __entry->core_type = core->type;
 				   __entry->core = core->index;
 				   __entry->status = status;),
-		    TP_printk("dev=%u ctx=%llu task=%llu unit=%u core=%s%u status=%d",
+		    TP_printk("dev=%u ctx=%llu task=%llu unit=%u core=%s_%u status=%s",
 			      __entry->dev, __entry->ctx, __entry->task,
 			      __entry->unit,
-			      __entry->core_type == 2 ? "AIC_" : "AIV_",
-			      __entry->core, __entry->status)
+			      pto_show_core_type(__entry->core_type),
+			      __entry->core,
+			      pto_show_status(__entry->status))
 );
 
 DEFINE_EVENT(pto_unit_class, pto_dispatch,
@@ -105,19 +190,19 @@ DEFINE_EVENT(pto_unit_class, pto_barrier_leave,
 DECLARE_EVENT_CLASS(pto_task_class,
 		    TP_PROTO(const struct pto_task *t),
 		    TP_ARGS(t),
-		    TP_STRUCT__entry(__field(u32, dev)
-				     __field(u64, ctx)
+		    TP_STRUCT__entry(__field(u64, ctx)
 				     __field(u64, task)
-				     __field(s32, status)
-				     __field(u64, detail)),
-		    TP_fast_assign(__entry->dev = t->ctx->pdev->index;
-				   __entry->ctx = t->ctx->uid;
+				     __field(u64, detail)
+				     __field(u32, dev)
+				     __field(s32, status)),
+		    TP_fast_assign(__entry->ctx = t->ctx->uid;
 				   __entry->task = t->id;
-				   __entry->status = t->status;
-				   __entry->detail = t->detail;),
-		    TP_printk("dev=%u ctx=%llu task=%llu status=%d detail=0x%llx",
+				   __entry->detail = t->detail;
+				   __entry->dev = t->ctx->pdev->index;
+				   __entry->status = t->status;),
+		    TP_printk("dev=%u ctx=%llu task=%llu status=%s detail=0x%llx",
 			      __entry->dev, __entry->ctx, __entry->task,
-			      __entry->status,
+			      pto_show_status(__entry->status),
 			      __entry->detail)
 );
 

@@ -10,6 +10,7 @@
  * the process exit status.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -19,6 +20,7 @@
 
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 #include <xf86drm.h>
 #include <stdbool.h>
 #include <pto/pto.h>
@@ -44,7 +46,7 @@ static const struct ptoctl_cmd ptoctl_cmds[] = {
 	  ptoctl_info, false },
 	{ "stat", "the device's event counters (dispatches, skips, stages, ...)",
 	  ptoctl_stat, false },
-	{ "trace", "[-o DIR] [--format pto|simpler] -- CMD...: record each graph CMD runs as swimlane + deps.json",
+	{ "trace", "[-o DIR] [--format pto|simpler] [--ftrace] -- CMD...: record each graph CMD runs as swimlane + deps.json (--ftrace: and the tracepoints, DIR/ftrace.txt)",
 	  ptoctl_trace, true },
 	{ "deps", "[-o DIR] [--format pto|simpler] -- CMD...: record each graph CMD runs as deps.json",
 	  ptoctl_deps, true },
@@ -86,10 +88,87 @@ static int ptoctl_stat(struct pto_device *dev, int argc, char **argv)
  * --format simpler (PTO_TRACE_FORMAT) also DIR/<graph name>/ as
  * PyPTO/simpler profiling files.
  */
+#define PTOCTL_TRACEFS "/sys/kernel/tracing"
+
+/* Write @val to tracefs file @file; 0 or -errno. */
+static int tracefs_write(const char *file, const char *val)
+{
+	char path[256];
+	int fd, ret = 0;
+	size_t len = strlen(val);
+
+	snprintf(path, sizeof(path), "%s/%s", PTOCTL_TRACEFS, file);
+	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, val, len) != (ssize_t)len)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+/*
+ * --ftrace: the pto_npu tracepoints in the kernel's trace buffer, on the
+ * CLOCK_MONOTONIC clock of the swimlanes ("mono"), from an empty buffer.
+ */
+static int ftrace_start(void)
+{
+	int ret;
+
+	ret = tracefs_write("tracing_on", "0");
+	if (!ret)
+		ret = tracefs_write("trace_clock", "mono");
+	if (!ret)
+		ret = tracefs_write("trace", "");
+	if (!ret)
+		ret = tracefs_write("buffer_size_kb", "8192");
+	if (!ret)
+		ret = tracefs_write("events/pto_npu/enable", "1");
+	if (!ret)
+		ret = tracefs_write("tracing_on", "1");
+	if (ret)
+		fprintf(stderr, "ptoctl: %s: %s (tracefs mounted? root?)\n",
+			PTOCTL_TRACEFS, strerror(-ret));
+	return ret;
+}
+
+/* Stop the tracepoints and copy the buffer to DIR/ftrace.txt. */
+static int ftrace_stop(const char *dir)
+{
+	char path[512], buf[65536];
+	int in, out, ret = 0;
+	ssize_t n;
+
+	tracefs_write("tracing_on", "0");
+	tracefs_write("events/pto_npu/enable", "0");
+	snprintf(path, sizeof(path), "%s/ftrace.txt", dir);
+	in = open(PTOCTL_TRACEFS "/trace", O_RDONLY | O_CLOEXEC);
+	if (in < 0)
+		return -errno;
+	out = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (out < 0) {
+		ret = -errno;
+		close(in);
+		return ret;
+	}
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, (size_t)n) != n) {
+			ret = -errno;
+			break;
+		}
+	if (n < 0)
+		ret = -errno;
+	close(in);
+	if (close(out) && !ret)
+		ret = -errno;
+	return ret;
+}
+
 static int ptoctl_record(int argc, char **argv, const char *kind)
 {
 	const char *dir = ".", *format = NULL;
-	int i = 1, status;
+	bool ftrace = false;
+	int i = 1, status, ret;
 	pid_t pid;
 
 	for (;;) {
@@ -99,6 +178,9 @@ static int ptoctl_record(int argc, char **argv, const char *kind)
 		} else if (i + 1 < argc && !strcmp(argv[i], "--format")) {
 			format = argv[i + 1];
 			i += 2;
+		} else if (i < argc && !strcmp(argv[i], "--ftrace")) {
+			ftrace = true;
+			i++;
 		} else {
 			break;
 		}
@@ -108,7 +190,7 @@ static int ptoctl_record(int argc, char **argv, const char *kind)
 	if (i >= argc || (format && strcmp(format, "pto") &&
 			  strcmp(format, "simpler"))) {
 		fprintf(stderr,
-			"usage: ptoctl %s [-o DIR] [--format pto|simpler] -- CMD [ARGS...]\n",
+			"usage: ptoctl %s [-o DIR] [--format pto|simpler] [--ftrace] -- CMD [ARGS...]\n",
 			argv[0]);
 		return PTOCTL_EXIT_USAGE;
 	}
@@ -116,6 +198,8 @@ static int ptoctl_record(int argc, char **argv, const char *kind)
 		fprintf(stderr, "ptoctl: %s: %s\n", dir, strerror(errno));
 		return PTOCTL_EXIT_ERROR;
 	}
+	if (ftrace && ftrace_start())
+		return PTOCTL_EXIT_ERROR;
 	pid = fork();
 	if (pid < 0) {
 		perror("ptoctl: fork");
@@ -135,7 +219,16 @@ static int ptoctl_record(int argc, char **argv, const char *kind)
 		perror("ptoctl: waitpid");
 		return PTOCTL_EXIT_ERROR;
 	}
-	fprintf(stderr, "ptoctl: %s written under %s\n", kind, dir);
+	if (ftrace) {
+		ret = ftrace_stop(dir);
+		if (ret) {
+			fprintf(stderr, "ptoctl: %s/ftrace.txt: %s\n", dir,
+				strerror(-ret));
+			return PTOCTL_EXIT_ERROR;
+		}
+	}
+	fprintf(stderr, "ptoctl: %s written under %s%s\n", kind, dir,
+		ftrace ? " (tracepoints: ftrace.txt)" : "");
 	return WIFEXITED(status) ? WEXITSTATUS(status) : PTOCTL_EXIT_ERROR;
 }
 

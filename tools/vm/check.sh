@@ -85,6 +85,10 @@ for k in $kernels; do
 		rc=0
 		python3 "$here/../demo/test_simpler_tools.py" "$traces" || rc=$?
 		echo "=== PTO-END simpler rc=$rc"
+		echo "=== PTO-SUITE demo ftrace"
+		rc=0
+		python3 "$here/../demo/check_ftrace.py" "$traces/ftrace" || rc=$?
+		echo "=== PTO-END ftrace rc=$rc"
 		echo "=== PTO-DONE"
 	} >"$tracelog" 2>&1
 	echo "check: $k: $(($(date +%s) - start)) s" >&2

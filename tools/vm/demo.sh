@@ -76,6 +76,20 @@ while [ "$r" -le "$reps" ]; do
 	[ "$reps" -gt 1 ] && rm -rf "$dir"
 	r=$((r + 1))
 done
+# make check: one example under `ptoctl trace --ftrace`, its tracepoints
+# beside its swimlanes (tools/demo/check_ftrace.py compares them), exported
+# as "ftrace/<file>".
+if [ "$reps" = 1 ] && [ -z "$only" ] && [ -x /pto/examples/early_resolve ] &&
+	[ -d /sys/kernel/tracing/events/pto_npu ]; then
+	echo "== ptoctl trace --ftrace -- early_resolve"
+	if ptoctl trace -o $out/ftrace --ftrace -- /pto/examples/early_resolve >/dev/null; then
+		for f in $out/ftrace/*.json $out/ftrace/ftrace.txt; do
+			[ -f "$f" ] && export_file "$f" "ftrace/"
+		done
+	else
+		fails=$((fails + 1))
+	fi
+fi
 echo "== ptoctl stat"
 ptoctl stat || fails=$((fails + 1))
 
