@@ -64,16 +64,23 @@ CALIBRATE_LOOPS=20000
 # options, and on the debug kernel (KASAN and lockdep slow user space too).
 CALIBRATE_REF_CS=55
 CALIBRATE_REF_DEBUG_CS=120
+# /proc/uptime in centiseconds. Without its leading zeros: "0.98" would
+# be "098", which shell arithmetic reads as a bad octal number.
+uptime_cs() {
+	cs=$(cut -d' ' -f1 /proc/uptime | tr -d . | sed 's/^0*//')
+	echo "${cs:-0}"
+}
+
 calibrate() {
 	if dmesg | grep -q KernelAddressSanitizer; then
 		CALIBRATE_REF_CS=$CALIBRATE_REF_DEBUG_CS
 	fi
 	best=""
 	for _ in 1 2 3; do
-		t0=$(cut -d' ' -f1 /proc/uptime | tr -d .)
+		t0=$(uptime_cs)
 		i=0
 		while [ $i -lt $CALIBRATE_LOOPS ]; do i=$((i + 1)); done
-		t1=$(cut -d' ' -f1 /proc/uptime | tr -d .)
+		t1=$(uptime_cs)
 		cs=$((t1 - t0))
 		if [ -z "$best" ] || [ $cs -lt "$best" ]; then best=$cs; fi
 	done
@@ -90,10 +97,10 @@ calibrate() {
 # A suite's limits and budget follow the machine it runs on, never fall
 # below the boot's.
 suite_factor() {
-	t0=$(cut -d' ' -f1 /proc/uptime | tr -d .)
+	t0=$(uptime_cs)
 	i=0
 	while [ $i -lt $((CALIBRATE_LOOPS / 4)) ]; do i=$((i + 1)); done
-	t1=$(cut -d' ' -f1 /proc/uptime | tr -d .)
+	t1=$(uptime_cs)
 	s10=$(( ((t1 - t0) * 40 + CALIBRATE_REF_CS - 1) / CALIBRATE_REF_CS ))
 	[ $s10 -gt $f10_boot ] || s10=$f10_boot
 	f10=$s10
