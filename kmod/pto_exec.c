@@ -155,6 +155,11 @@ static bool pto_check(struct pto_run *r)
 	if (r->work > r->budget)
 		return pto_fault(r, DRM_PTO_NPU_STATUS_WORK_BUDGET, r->work);
 	atomic_long_inc(&r->task->progress);
+	/* The completions its worker owes: now that the kernel runs. */
+	if (unlikely(r->core->defer_post)) {
+		pto_queue_post_list(r->core->defer_post, r->core->defer_free);
+		r->core->defer_post = NULL;
+	}
 	now = ktime_get_ns();
 	if (now > r->flush_at) {
 		pto_sched_flush_kicks(r->core->pdev, r->task->ctx->uid,

@@ -71,6 +71,10 @@
  * @kick_link: in pto_sched.kickq
  * @kick_jiffies: when it joined pto_sched.kickq
  * @exec: interpreter state of the unit in the running slot (struct pto_run)
+ * @defer_post: completions the worker owes, posted once the unit's kernel
+ *              has started (its first check, pto_exec.c), NULL if none:
+ *              the AICPU's work while the core runs
+ * @defer_free: where the tasks they complete go
  * @parked: the unit waits at a barrier and no thread runs it (sched lock)
  * @resume: the parked unit was released: run it on from @exec (sched lock)
  * @park_st: how its barrier wait ended
@@ -105,6 +109,8 @@ struct pto_core {
 	struct list_head kick_link;
 	unsigned long kick_jiffies;
 	void *exec;
+	struct list_head *defer_post;
+	struct list_head *defer_free;
 	bool parked;
 	bool resume;
 	s32 park_st;

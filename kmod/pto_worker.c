@@ -264,9 +264,9 @@ static void pto_worker_claim(struct pto_sched *s, struct pto_core *core)
 
 /*
  * A unit starts: the core takes it (received: a pre-staged unit was at
- * its doorbell), a producer that released it early is retired, the
- * completions left for later are posted, then its kernel starts. Called
- * unlocked.
+ * its doorbell), a producer that released it early is retired, then its
+ * kernel starts; the completions left for later are posted as it runs.
+ * Called unlocked.
  *
  * Return: true if the unit parked at a barrier or a ring.
  */
@@ -275,6 +275,7 @@ static bool pto_unit_start(struct pto_worker *w, struct pto_task *task,
 {
 	struct pto_core *core = w->core;
 	struct pto_unit_rec *rec = &task->recs[unit];
+	bool parked;
 
 	if (!rec->staged)
 		rec->ts[PTO_TS_RECEIVE] = ktime_get_ns();
@@ -288,13 +289,6 @@ static bool pto_unit_start(struct pto_worker *w, struct pto_task *task,
 		spin_unlock(&w->s->lock);
 		w->ptask = NULL;
 	}
-	/*
-	 * The producers whose completion released this unit: their
-	 * completions are posted before its kernel starts. The AICPU would
-	 * post them while the core runs; here the core's own thread does,
-	 * and ts_start says when the kernel really began.
-	 */
-	pto_queue_post_list(&w->post, &w->freeable);
 	if (++w->ran % PTO_FREE_BATCH == 0)
 		pto_tasks_free_list(&w->freeable);
 	rec->ts[PTO_TS_START] = ktime_get_ns();
@@ -305,7 +299,21 @@ static bool pto_unit_start(struct pto_worker *w, struct pto_task *task,
 	}
 	rec->ran = true;
 	task->any_ran = true;
-	return pto_exec_unit(core, task, unit, res, false);
+	/*
+	 * The producers whose completion released this unit: their
+	 * completions (fences, CQEs, waking their waiters) are posted once
+	 * its kernel has started, at its first check (pto_exec.c), as the
+	 * AICPU posts them while the released core runs; or when it parks
+	 * or ends, whichever comes first. Their time is in this unit's bar,
+	 * not between its release and its start.
+	 */
+	if (!list_empty(&w->post)) {
+		core->defer_post = &w->post;
+		core->defer_free = &w->freeable;
+	}
+	parked = pto_exec_unit(core, task, unit, res, false);
+	core->defer_post = NULL;
+	return parked;
 }
 
 /*

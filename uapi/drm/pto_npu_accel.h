@@ -723,10 +723,7 @@ struct drm_pto_npu_cqe {
 	 * up; a pre-staged unit: the doorbell its last producer's end rang.
 	 */
 	__u64 ts_receive;
-	/**
-	 * @ts_start: the kernel's first instruction (after the core posted
-	 * the completions it owed, see Documentation/scheduler.rst).
-	 */
+	/** @ts_start: the kernel's first instruction. */
 	__u64 ts_start;
 	/** @ts_end: the kernel returned. */
 	__u64 ts_end;
