@@ -188,7 +188,7 @@ static bool pto_cq_post(struct pto_queue *q, struct pto_task *t)
 			     b / t->nparts, b == total - 1);
 		if (q->prof)
 			pto_fill_prof(&q->prof[q->cq_tail & (q->cq_entries - 1)],
-				      t->any_ran ? &t->prof[b] : NULL);
+				      t->any_ran ? pto_task_prof(t) + b : NULL);
 		q->cq_tail++;
 		t->posted++;
 		room--;

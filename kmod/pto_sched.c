@@ -310,7 +310,7 @@ void pto_release_staged_unit(struct pto_sched *s, struct pto_core *core,
 	task->staged_units--;
 	/* Its doorbell: the core has it (dispatch stays its placement). */
 	task->recs[u].ts[PTO_TS_RECEIVE] = now;
-	if (task->prof)
+	if (pto_task_prof(task))
 		pto_prof_wait_add(task, u, DRM_PTO_NPU_WAIT_STAGED, 0,
 				  task->recs[u].ts[PTO_TS_DISPATCH], now);
 	pto_count(core->pdev, releases);

@@ -132,9 +132,9 @@ static struct pto_task *pto_task_alloc(struct pto_ctx *ctx,
 	p += ns * sizeof(s64);
 	t->edges = (struct pto_edge *)p;
 	p += nd * sizeof(struct pto_edge);
+	/* Then, when the queue profiles, the waits (pto_task_prof()). */
 	t->recs = (struct pto_unit_rec *)p;
-	p += (size_t)nb * nparts * sizeof(struct pto_unit_rec);
-	t->prof = q->prof ? (struct pto_unit_prof *)p : NULL;
+	t->profiled = !!q->prof;
 
 	t->ctx = ctx;
 	t->queue = q;

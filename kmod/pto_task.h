@@ -148,7 +148,6 @@ enum pto_task_state {
  * @scalars: scalar arguments
  * @edges: this task's edges in its producers' fanout lists
  * @recs: per-unit records (unit = block * @nparts + part)
- * @prof: per-unit waits, NULL unless the queue profiles
  * @nparts: core parts per block: 1, or for a mixed task AIC + 1 or 2 AIVs
  * @split: enum drm_pto_npu_split_mode
  * @slot_num: ring slots (mixed tasks)
@@ -164,6 +163,7 @@ enum pto_task_state {
  * @bar_exited: units that have ended (xlock)
  * @ts_retire: when the task completed (CLOCK_MONOTONIC ns)
  * @any_ran: some unit's kernel ran (else the task posts one CQE)
+ * @profiled: its queue profiles: the units' waits follow @recs
  * @unqueued: all its CQEs are posted: no longer counted in its queue's live
  * @hnode: in pto_ctx.tasks while the task is not complete (sched lock)
  * @mem_size: bytes allocated for the task (pto_task_mem_alloc())
@@ -211,7 +211,6 @@ struct pto_task {
 	s64 *scalars;
 	struct pto_edge *edges;
 	struct pto_unit_rec *recs;
-	struct pto_unit_prof *prof;
 	u32 nparts;
 	u32 split;
 	u32 slot_num;
@@ -227,6 +226,7 @@ struct pto_task {
 	u32 bar_exited;
 	u64 ts_retire;
 	bool any_ran;
+	bool profiled;
 	struct hlist_node hnode;
 	struct pto_failed *fail_rec;
 	size_t mem_size;
@@ -250,17 +250,29 @@ static inline bool pto_stalled(u64 now, u64 since, u64 timeout)
 }
 
 /*
+ * The per-unit waits of @task, right after its records (pto_task_alloc()),
+ * or NULL unless its queue profiles. Not a field: a small task must stay
+ * within its cache object (pto_task_mem.c).
+ */
+static inline struct pto_unit_prof *pto_task_prof(const struct pto_task *task)
+{
+	if (likely(!task->profiled))
+		return NULL;
+	return (struct pto_unit_prof *)(task->recs + task->units);
+}
+
+/*
  * Profiling queues: unit @unit of @task begins a wait of @kind at
  * instruction @pc (its clock read only when profiling).
  */
 static inline void pto_prof_wait_begin(struct pto_task *task, u32 unit,
 				       u32 kind, u32 pc)
 {
-	struct pto_unit_prof *p;
+	struct pto_unit_prof *p = pto_task_prof(task);
 
-	if (likely(!task->prof))
+	if (likely(!p))
 		return;
-	p = &task->prof[unit];
+	p += unit;
 	p->cur.begin = ktime_get_ns();
 	p->cur.kind = kind;
 	p->cur.pc = pc;
@@ -270,7 +282,7 @@ static inline void pto_prof_wait_begin(struct pto_task *task, u32 unit,
 static inline void pto_prof_wait_add(struct pto_task *task, u32 unit,
 				     u32 kind, u32 pc, u64 begin, u64 end)
 {
-	struct pto_unit_prof *p = &task->prof[unit];
+	struct pto_unit_prof *p = pto_task_prof(task) + unit;
 
 	if (p->nwaits < DRM_PTO_NPU_PROF_WAITS)
 		p->waits[p->nwaits] = (struct drm_pto_npu_wait){
@@ -283,11 +295,11 @@ static inline void pto_prof_wait_add(struct pto_task *task, u32 unit,
 /* The wait pto_prof_wait_begin() began has ended. */
 static inline void pto_prof_wait_end(struct pto_task *task, u32 unit)
 {
-	struct pto_unit_prof *p;
+	struct pto_unit_prof *p = pto_task_prof(task);
 
-	if (likely(!task->prof))
+	if (likely(!p))
 		return;
-	p = &task->prof[unit];
+	p += unit;
 	if (p->cur.kind)
 		pto_prof_wait_add(task, unit, p->cur.kind, p->cur.pc,
 				  p->cur.begin, ktime_get_ns());
