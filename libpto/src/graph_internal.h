@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "internal.h"
 
@@ -113,6 +114,16 @@ static inline const char *pto_graph_name_at(const struct pto_graph *g,
 /* trace.c: write the swimlane and deps.json of the last run when
  * PTO_TRACE_DIR is set in the environment. */
 void pto_trace_export(struct pto_graph *g);
+
+/*
+ * trace.c, for every file libpto writes about a graph: @str as a JSON
+ * string, valid UTF-8 (a byte outside a well-formed sequence becomes
+ * U+FFFD; quotes, backslashes and control characters escaped); and task
+ * @i's name, or "task <i>" in @buf when it has none.
+ */
+void pto_json_str(FILE *f, const char *str);
+const char *pto_trace_task_name(const struct pto_graph *g, size_t i,
+				char *buf, size_t len);
 
 /* trace_simpler.c: with PTO_TRACE_FORMAT=simpler, also write the run as
  * PyPTO/simpler profiling files under PTO_TRACE_DIR/<name>/. */

@@ -40,8 +40,8 @@ static const struct pto_graph_task *task_at(const struct pto_graph *g,
 	return PTO_VEC_AT(&g->tasks, struct pto_graph_task, i);
 }
 
-static const char *task_name(const struct pto_graph *g, size_t i, char *buf,
-			     size_t len)
+const char *pto_trace_task_name(const struct pto_graph *g, size_t i,
+				char *buf, size_t len)
 {
 	const char *n = pto_graph_name_at(g, task_at(g, i)->name);
 
@@ -81,12 +81,8 @@ static size_t utf8_len(const unsigned char *s)
 	return n;
 }
 
-/*
- * A JSON string: quotes, backslashes and control characters escaped, a
- * byte that is not part of well-formed UTF-8 replaced by U+FFFD, so the
- * file stays valid JSON whatever a task was named.
- */
-static void json_str(FILE *f, const char *str)
+/* See graph_internal.h: the file stays valid JSON whatever a task was named. */
+void pto_json_str(FILE *f, const char *str)
 {
 	const unsigned char *s = (const unsigned char *)str;
 
@@ -99,7 +95,7 @@ static void json_str(FILE *f, const char *str)
 			s++;
 		} else if (*s == '"' || *s == '\\') {
 			fprintf(f, "\\%c", *s++);
-		} else if (*s < 0x20) {
+		} else if (*s < 0x20 || *s == 0x7f) {
 			fprintf(f, "\\u%04x", *s++);
 		} else {
 			fwrite(s, 1, n, f);
@@ -149,7 +145,7 @@ static void meta(struct pto_trace_ctx *c, unsigned int tid, const char *name,
 	fprintf(c->f,
 		"{\"ph\":\"M\",\"cat\":\"__metadata\",\"pid\":%u,\"tid\":%u,\"ts\":0,\"name\":\"thread_name\",\"args\":{\"name\":",
 		c->pid, tid);
-	json_str(c->f, name);
+	pto_json_str(c->f, name);
 	fputs("}},\n", c->f);
 	fprintf(c->f,
 		"{\"ph\":\"M\",\"cat\":\"__metadata\",\"pid\":%u,\"tid\":%u,\"ts\":0,\"name\":\"thread_sort_index\",\"args\":{\"sort_index\":%u}}",
@@ -249,7 +245,7 @@ static void write_units(struct pto_trace_ctx *c, size_t i)
 	const struct pto_block_info *bl;
 	const struct pto_block_prof *pr = NULL;
 	char nbuf[32];
-	const char *name = task_name(c->g, i, nbuf, sizeof(nbuf));
+	const char *name = pto_trace_task_name(c->g, i, nbuf, sizeof(nbuf));
 	unsigned int n, np = 0, k;
 
 	bl = blocks_of(c->g, i, &n);
@@ -265,7 +261,7 @@ static void write_units(struct pto_trace_ctx *c, size_t i)
 		sep(c);
 		fprintf(c->f, "{\"ph\":\"X\",\"pid\":%u,\"tid\":%u,\"name\":",
 			c->pid, lane(c, b));
-		json_str(c->f, name);
+		pto_json_str(c->f, name);
 		fprintf(c->f,
 			",\"cat\":\"%s\",\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"task_id\":%" PRIu64
 			",\"graph_index\":%zu,\"block\":%u,\"unit\":%u,\"core\":\"%s_%u\",\"shape\":\"%s\",\"status\":\"%s\",\"staged\":%s,"
@@ -321,8 +317,8 @@ static void write_markers(struct pto_trace_ctx *c, size_t i)
 
 		snprintf(label, sizeof(label), "%s %s",
 			 t->status == PTO_STATUS_SKIPPED ? "skip" : "not run",
-			 task_name(c->g, i, nbuf, sizeof(nbuf)));
-		json_str(c->f, label);
+			 pto_trace_task_name(c->g, i, nbuf, sizeof(nbuf)));
+		pto_json_str(c->f, label);
 	}
 	fprintf(c->f,
 		",\"cat\":\"%s\",\"ts\":%.3f,\"args\":{\"task_id\":%" PRIu64
@@ -533,7 +529,7 @@ PTO_API int pto_graph_write_swimlane(const struct pto_graph *g,
 		",\"device_index\":%u,\"context_id\":%" PRIu64 ",\"graph\":",
 		PTO_VERSION, c.t0, info.device_index,
 		drm_client_id(pto_device_fd(g->dev)));
-	json_str(c.f, g->name);
+	pto_json_str(c.f, g->name);
 	fputs("},\"traceEvents\":[", c.f);
 	sep(&c);
 	fprintf(c.f,
@@ -583,7 +579,7 @@ PTO_API int pto_graph_write_deps(const struct pto_graph *g, const char *path)
 
 		fprintf(f, "%s\n  {\"id\": %zu, \"task_id\": %" PRIu64 ", \"name\": ",
 			i ? "," : "", i, t->task_id);
-		json_str(f, task_name(g, i, nbuf, sizeof(nbuf)));
+		pto_json_str(f, pto_trace_task_name(g, i, nbuf, sizeof(nbuf)));
 		fprintf(f,
 			", \"kernels\": {\"aiv\": %u, \"aic\": %u}, \"block_num\": %u, \"shape\": \"%s\", \"status\": \"%s\", \"flags\": {\"early_resolve\": %s, \"sync_start\": %s, \"predicate\": ",
 			t->kernel[0], t->kernel[1], t->block_num, shape_name(t),

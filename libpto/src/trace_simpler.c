@@ -42,74 +42,6 @@ static const struct pto_graph_task *st_task(const struct pto_graph *g,
 	return PTO_VEC_AT(&g->tasks, struct pto_graph_task, i);
 }
 
-static const char *st_name(const struct pto_graph *g, size_t i, char *buf,
-			   size_t len)
-{
-	const char *n = pto_graph_name_at(g, st_task(g, i)->name);
-
-	if (n && *n)
-		return n;
-	snprintf(buf, len, "task %zu", i);
-	return buf;
-}
-
-/* Bytes of the valid UTF-8 sequence at s, 0 if it is not one. */
-static size_t st_utf8_len(const unsigned char *s)
-{
-	unsigned char c = s[0];
-	size_t n, k;
-	uint32_t cp;
-
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf) {
-		n = 2;
-		cp = c & 0x1f;
-	} else if (c >= 0xe0 && c <= 0xef) {
-		n = 3;
-		cp = c & 0x0f;
-	} else if (c >= 0xf0 && c <= 0xf4) {
-		n = 4;
-		cp = c & 0x07;
-	} else {
-		return 0;
-	}
-	for (k = 1; k < n; k++) {
-		if ((s[k] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (s[k] & 0x3f);
-	}
-	/* Overlong forms, surrogates and code points past U+10FFFF. */
-	if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
-	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
-		return 0;
-	return n;
-}
-
-/* A JSON string: valid UTF-8, each invalid byte replaced by U+FFFD. */
-static void st_json_str(FILE *f, const char *str)
-{
-	const unsigned char *s = (const unsigned char *)str;
-
-	fputc('"', f);
-	while (*s) {
-		size_t n = st_utf8_len(s);
-
-		if (!n) {
-			fputs("\\ufffd", f);
-			s++;
-		} else if (*s == '"' || *s == '\\') {
-			fprintf(f, "\\%c", *s++);
-		} else if (*s < 0x20 || *s == 0x7f) {
-			fprintf(f, "\\u%04x", *s++);
-		} else {
-			fwrite(s, 1, n, f);
-			s += n;
-		}
-	}
-	fputc('"', f);
-}
-
 static bool st_ran(const struct pto_block_info *b)
 {
 	return b->core_type && b->ts_start;
@@ -166,7 +98,7 @@ static int st_function_ids(const struct pto_graph *g, size_t **fid_out,
 		return -ENOMEM;
 	}
 	for (i = 0; i < n; i++) {
-		order[i].name = st_name(g, i, unnamed[i], sizeof(unnamed[i]));
+		order[i].name = pto_trace_task_name(g, i, unnamed[i], sizeof(unnamed[i]));
 		order[i].idx = i;
 	}
 	qsort(order, n, sizeof(*order), st_cmp_named);
@@ -320,7 +252,7 @@ static int st_write_records(const struct pto_graph *g,
 		", \"tasks\": %zu, \"graph\": ",
 		info->device_index, info->aic_cores, info->aiv_cores, t0,
 		g->tasks.n);
-	st_json_str(f, g->name);
+	pto_json_str(f, g->name);
 	fputs("},\n", f);
 
 	/* [core_id, task_id, reg_task_id, start, end, receive_to_start] */
@@ -500,7 +432,7 @@ static int st_write_deps(const struct pto_graph *g, const size_t *fid,
 		fprintf(f,
 			"%s\n  {\"task_id\": \"%zu\", \"scope\": \"auto\", \"kernel_ids\": [%lld, %lld, %lld], \"block_num\": %u, \"name\": ",
 			i ? "," : "", i, aic, aiv0, aiv1, t->block_num);
-		st_json_str(f, st_name(g, i, nbuf, sizeof(nbuf)));
+		pto_json_str(f, pto_trace_task_name(g, i, nbuf, sizeof(nbuf)));
 		fprintf(f,
 			", \"device_task_id\": \"%" PRIu64 "\", \"status\": \"%s\", \"pto_kernels\": {\"aiv\": %u, \"aic\": %u}, \"args\": [",
 			t->task_id, pto_status_name(t->status), t->kernel[0],
@@ -581,7 +513,7 @@ static int st_write_name_map(const struct pto_graph *g, const size_t *fid,
 		return -errno;
 	fputs("{\n\"level\": 2,\n\"orchestrator_name\": ", f);
 	if (g->name[0])
-		st_json_str(f, g->name);
+		pto_json_str(f, g->name);
 	else
 		fputs("null", f);
 	fputs(",\n\"callable_id_to_name\": {", f);
@@ -590,7 +522,7 @@ static int st_write_name_map(const struct pto_graph *g, const size_t *fid,
 		if (fid[i] != next)
 			continue;
 		fprintf(f, "%s\n  \"%zu\": ", next ? "," : "", next);
-		st_json_str(f, st_name(g, i, nbuf, sizeof(nbuf)));
+		pto_json_str(f, pto_trace_task_name(g, i, nbuf, sizeof(nbuf)));
 		next++;
 	}
 	fputs("\n}\n}\n", f);
