@@ -275,13 +275,15 @@ static bool pto_unit_start(struct pto_worker *w, struct pto_task *task,
 {
 	struct pto_core *core = w->core;
 	struct pto_unit_rec *rec = &task->recs[unit];
-	bool parked;
+	/* A staged unit's receive is its doorbell: its start needs a read. */
+	bool worked = rec->staged, parked;
 
 	if (!rec->staged)
 		rec->ts[PTO_TS_RECEIVE] = ktime_get_ns();
 	rec->core = core->index;
 	rec->core_type = core->type;
 	if (w->ptask) {
+		worked = true;
 		/* Released early by its producer's end: retire the producer. */
 		spin_lock(&w->s->lock);
 		pto_early_retire(w->s, w->pcore, w->ptask, w->punit, &w->pres,
@@ -289,9 +291,15 @@ static bool pto_unit_start(struct pto_worker *w, struct pto_task *task,
 		spin_unlock(&w->s->lock);
 		w->ptask = NULL;
 	}
-	if (++w->ran % PTO_FREE_BATCH == 0)
+	if (++w->ran % PTO_FREE_BATCH == 0) {
 		pto_tasks_free_list(&w->freeable);
-	rec->ts[PTO_TS_START] = ktime_get_ns();
+		worked = true;
+	}
+	/*
+	 * With nothing done since the receive, the kernel starts at that
+	 * moment: one clock read per unit on the common path.
+	 */
+	rec->ts[PTO_TS_START] = worked ? ktime_get_ns() : rec->ts[PTO_TS_RECEIVE];
 	trace_pto_start(task, unit, core, 0);
 	if (atomic_read(&task->cancel)) {
 		res->status = DRM_PTO_NPU_STATUS_CANCELLED;
