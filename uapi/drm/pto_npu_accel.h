@@ -20,7 +20,7 @@ extern "C" {
 #endif
 
 /** DRM_PTO_NPU_UAPI_VERSION - bumped whenever the ABI grows. */
-#define DRM_PTO_NPU_UAPI_VERSION 4
+#define DRM_PTO_NPU_UAPI_VERSION 5
 
 /*
  * Ioctl numbers, relative to DRM_COMMAND_BASE. Append only: a number is
@@ -93,6 +93,13 @@ struct drm_pto_npu_query {
  * profile record beside each CQE: the unit's waits).
  */
 #define DRM_PTO_NPU_CAP_PROFILE _BITULL(2)
+/**
+ * DRM_PTO_NPU_CAP_MEMORY_MODEL: tensor directions with inferred
+ * dependencies (DRM_PTO_NPU_TENSOR_F_IN / _OUT), non-coherent GM
+ * (DRM_PTO_NPU_QUEUE_F_COHERENT / _NONCOHERENT) and the hazard sanitizer
+ * (DRM_PTO_NPU_QUEUE_F_SANITIZE): Documentation/memory-model.rst.
+ */
+#define DRM_PTO_NPU_CAP_MEMORY_MODEL _BITULL(3)
 
 /**
  * struct drm_pto_npu_device_info - topology and local buffer budgets
@@ -471,6 +478,17 @@ enum drm_pto_npu_split_mode {
 	DRM_PTO_NPU_SPLIT_UP_DOWN = 1,
 };
 
+/**
+ * DRM_PTO_NPU_BLOCKS_ALL_AIV: a grid of every AIV core of the device (the
+ * guide's available_aiv_count()), for a HARD syncall over PTO_SYNC_AIV.
+ */
+#define DRM_PTO_NPU_BLOCKS_ALL_AIV 0xffffffffu
+/**
+ * DRM_PTO_NPU_BLOCKS_ALL_CLUSTERS: a grid of every cluster (the guide's
+ * available_cluster_count()): AIC launches and mixed launches.
+ */
+#define DRM_PTO_NPU_BLOCKS_ALL_CLUSTERS 0xfffffffeu
+
 /** DRM_PTO_NPU_DEFAULT_SLOT_NUM - cross-core ring slots when slot_num is 0. */
 #define DRM_PTO_NPU_DEFAULT_SLOT_NUM 8
 /** DRM_PTO_NPU_MAX_SLOT_NUM - most cross-core ring slots. */
@@ -501,7 +519,11 @@ struct drm_pto_npu_sqe {
 	__u32 kernel_aic;
 	/** @flags: DRM_PTO_NPU_TASK_F_*. */
 	__u32 flags;
-	/** @block_num: SPMD blocks, 1..&drm_pto_npu_limits.max_block_num. */
+	/**
+	 * @block_num: SPMD blocks, 1..&drm_pto_npu_limits.max_block_num, or
+	 * DRM_PTO_NPU_BLOCKS_ALL_AIV / DRM_PTO_NPU_BLOCKS_ALL_CLUSTERS,
+	 * resolved when the entry is taken (CQEs and traces show the count).
+	 */
 	__u32 block_num;
 	/** @num_slots: slots this entry occupies, header included. */
 	__u16 num_slots;
@@ -522,6 +544,19 @@ struct drm_pto_npu_sqe {
 	__u64 reserved[4];
 };
 
+/* Tensor argument flags, &drm_pto_npu_tensor_arg.flags: its direction. */
+/**
+ * DRM_PTO_NPU_TENSOR_F_IN: the task reads the view. With _OUT: INOUT.
+ * The context infers dependencies from directed views that overlap those
+ * of earlier tasks: read-after-write, write-after-read, write-after-write.
+ */
+#define DRM_PTO_NPU_TENSOR_F_IN _BITUL(0)
+/** DRM_PTO_NPU_TENSOR_F_OUT: the task writes the view. */
+#define DRM_PTO_NPU_TENSOR_F_OUT _BITUL(1)
+/** DRM_PTO_NPU_TENSOR_F_ALL: tensor flags this module knows. */
+#define DRM_PTO_NPU_TENSOR_F_ALL (DRM_PTO_NPU_TENSOR_F_IN | \
+				  DRM_PTO_NPU_TENSOR_F_OUT)
+
 /**
  * struct drm_pto_npu_tensor_arg - one GM tensor argument of a task
  *
@@ -537,7 +572,11 @@ struct drm_pto_npu_tensor_arg {
 	__u8 dtype;
 	/** @ndim: 1..4. */
 	__u8 ndim;
-	/** @flags: must be zero. */
+	/**
+	 * @flags: DRM_PTO_NPU_TENSOR_F_* (its direction), others zero. A
+	 * tensor with a direction takes part in dependency inference; one
+	 * without is neither inferred from nor checked.
+	 */
 	__u16 flags;
 	/** @offset: byte offset in the buffer, aligned to the element size. */
 	__u64 offset;
@@ -611,6 +650,15 @@ enum drm_pto_npu_status {
 	 * same inputs ends here after the same count on every host.
 	 */
 	DRM_PTO_NPU_STATUS_WORK_BUDGET = 11,
+	/**
+	 * @DRM_PTO_NPU_STATUS_WORKSPACE: a SOFT syncall whose workspace breaks
+	 * the contract (its counter not a whole number of rounds of used_cores
+	 * when the block arrives, used_cores outside 1..block_num, or fewer
+	 * than 16 int32 elements): the barrier is not entered, as none of
+	 * its blocks could leave it correctly; detail = the counter's value
+	 * (or the workspace's elements when too small).
+	 */
+	DRM_PTO_NPU_STATUS_WORKSPACE = 12,
 };
 
 /**
@@ -684,6 +732,11 @@ enum drm_pto_npu_reason {
 #define DRM_PTO_NPU_CQE_F_RAN _BITUL(1)
 /** DRM_PTO_NPU_CQE_F_STAGED: this unit was pre-staged (allow_early_resolve). */
 #define DRM_PTO_NPU_CQE_F_STAGED _BITUL(2)
+/**
+ * DRM_PTO_NPU_CQE_F_HAZARD: the sanitizer found a hazard; the queue's
+ * &struct drm_pto_npu_hazard beside this CQE describes it.
+ */
+#define DRM_PTO_NPU_CQE_F_HAZARD _BITUL(3)
 
 /**
  * struct drm_pto_npu_cqe - one completion entry
@@ -794,12 +847,107 @@ struct drm_pto_npu_prof {
 	struct drm_pto_npu_wait waits[DRM_PTO_NPU_PROF_WAITS];
 };
 
+/**
+ * enum drm_pto_npu_hazard_kind - what the sanitizer found
+ * (&drm_pto_npu_hazard.kind)
+ */
+enum drm_pto_npu_hazard_kind {
+	/** @DRM_PTO_NPU_HAZARD_NONE: no hazard (an unused record). */
+	DRM_PTO_NPU_HAZARD_NONE = 0,
+	/**
+	 * @DRM_PTO_NPU_HAZARD_STALE_READ: a load of a line another unit of the
+	 * task stored to and fenced after this unit's last CACHEINVALID (or
+	 * its block start): on the chip it may read a stale cached line.
+	 */
+	DRM_PTO_NPU_HAZARD_STALE_READ = 1,
+	/**
+	 * @DRM_PTO_NPU_HAZARD_UNFENCED: a load of a line another unit of the
+	 * task stored to and has not fenced (a store left unfenced before
+	 * its syncall arrival): on the chip it may still sit in that core's
+	 * cache.
+	 */
+	DRM_PTO_NPU_HAZARD_UNFENCED = 2,
+	/**
+	 * @DRM_PTO_NPU_HAZARD_PREDICATE: the predicate operand's last writer
+	 * is unfinished or not among the task's (explicit or inferred)
+	 * dependencies: the dispatch-point read can see stale data.
+	 */
+	DRM_PTO_NPU_HAZARD_PREDICATE = 3,
+	/**
+	 * @DRM_PTO_NPU_HAZARD_RACE: the task and an earlier one touch
+	 * overlapping GM, at least one writing, with no dependency path
+	 * between them (found at intake).
+	 */
+	DRM_PTO_NPU_HAZARD_RACE = 4,
+};
+
+/**
+ * struct drm_pto_npu_hazard - a sanitizer report (one CQE)
+ *
+ * Written with its CQE, at the same index, by a queue created with
+ * DRM_PTO_NPU_QUEUE_F_SANITIZE; valid when the CQE has
+ * DRM_PTO_NPU_CQE_F_HAZARD. A unit reports the first hazard it met; a
+ * hazard found at intake (PREDICATE, RACE) is reported by the task's
+ * DRM_PTO_NPU_CQE_F_LAST CQE unless that unit met one of its own.
+ * Hazards change no status: the task runs as it would on the chip.
+ */
+struct drm_pto_npu_hazard {
+	/** @kind: &enum drm_pto_npu_hazard_kind. */
+	__u32 kind;
+	/** @count: hazards the unit (or task, at intake) met, this one included. */
+	__u32 count;
+	/** @pc: the instruction of this unit that met it (0 at intake). */
+	__u32 pc;
+	/** @tensor: this task's tensor argument. */
+	__u32 tensor;
+	/** @elem: element offset in @tensor's view (2-D: row * cols + col). */
+	__u64 elem;
+	/** @other_task: id of the task on the other side (this one: in-task). */
+	__u64 other_task;
+	/** @other_pc: the other side's instruction (0 at intake). */
+	__u32 other_pc;
+	/** @other_block: the other side's block. */
+	__u32 other_block;
+	/** @other_core: the other side's core, among cores of its type. */
+	__u16 other_core;
+	/** @other_core_type: &enum pto_core_type, 0 at intake. */
+	__u8 other_core_type;
+	/** @other_tensor: the other task's tensor argument. */
+	__u8 other_tensor;
+	/** @pad: zero. */
+	__u32 pad;
+};
+
 /* Queue flags, &drm_pto_npu_queue_create.flags. */
 /**
  * DRM_PTO_NPU_QUEUE_F_PROFILE: each CQE has a &struct drm_pto_npu_prof
  * (DRM_PTO_NPU_CAP_PROFILE).
  */
 #define DRM_PTO_NPU_QUEUE_F_PROFILE _BITUL(0)
+/**
+ * DRM_PTO_NPU_QUEUE_F_SANITIZE: check GM hazards; each CQE has a
+ * &struct drm_pto_npu_hazard (DRM_PTO_NPU_CAP_MEMORY_MODEL). The module
+ * parameter sanitize turns it on for every queue.
+ */
+#define DRM_PTO_NPU_QUEUE_F_SANITIZE _BITUL(1)
+/**
+ * DRM_PTO_NPU_QUEUE_F_COHERENT: GM is coherent for this queue's tasks
+ * (every store visible at once), whatever the module parameter
+ * noncoherent says.
+ */
+#define DRM_PTO_NPU_QUEUE_F_COHERENT _BITUL(2)
+/**
+ * DRM_PTO_NPU_QUEUE_F_NONCOHERENT: GM as on the chip for this queue's
+ * tasks: each core sees it through its own view (stores visible to other
+ * cores at FENCE or block end, loads stale until CACHEINVALID), whatever
+ * the module parameter says. Not with _COHERENT.
+ */
+#define DRM_PTO_NPU_QUEUE_F_NONCOHERENT _BITUL(3)
+/** DRM_PTO_NPU_QUEUE_F_ALL: queue flags this module knows. */
+#define DRM_PTO_NPU_QUEUE_F_ALL (DRM_PTO_NPU_QUEUE_F_PROFILE | \
+				 DRM_PTO_NPU_QUEUE_F_SANITIZE | \
+				 DRM_PTO_NPU_QUEUE_F_COHERENT | \
+				 DRM_PTO_NPU_QUEUE_F_NONCOHERENT)
 
 /**
  * struct drm_pto_npu_queue_create - DRM_IOCTL_PTO_NPU_QUEUE_CREATE
@@ -844,6 +992,21 @@ struct drm_pto_npu_queue_create {
 	__u32 prof_offset;
 	/** @prof_size: out: sizeof(struct drm_pto_npu_prof) with the flag, else 0. */
 	__u32 prof_size;
+	/**
+	 * @haz_offset: out: with DRM_PTO_NPU_QUEUE_F_SANITIZE (or the module
+	 * parameter sanitize), byte offset of the hazard records: the record
+	 * of CQE i is at @haz_offset + i * @haz_size; else 0. Appended.
+	 */
+	__u32 haz_offset;
+	/** @haz_size: out: sizeof(struct drm_pto_npu_hazard) when sanitizing, else 0. */
+	__u32 haz_size;
+	/**
+	 * @gm_model: out: 1 if the queue's tasks see non-coherent GM, 0 if
+	 * coherent. Appended.
+	 */
+	__u32 gm_model;
+	/** @pad2: must be zero. */
+	__u32 pad2;
 };
 
 /**
