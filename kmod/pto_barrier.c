@@ -12,7 +12,12 @@
  * SOFT is the GM counter barrier: each of used_cores participants
  * atomically adds one to the workspace's first int32 and waits until the
  * counter reaches the next multiple of used_cores. The counter only grows,
- * so rounds need no reset.
+ * so rounds need no reset. The workspace contract is checked, so that no
+ * unit leaves a barrier the others have not reached: 16 elements (at
+ * intake), and at each arrival, before it adds, used_cores within the
+ * task's participants and the counter where a whole number of rounds and
+ * the task's own arrivals put it; otherwise DRM_PTO_NPU_STATUS_WORKSPACE,
+ * for the waiters too.
  *
  * A unit that has to wait parks (pto_exec.c): its state stays in its
  * core's interpreter state, the core stays occupied, and its thread goes
@@ -187,8 +192,7 @@ static void pto_soft_scan(struct pto_sched *s, u64 now, u64 timeout,
 
 /*
  * A SOFT arrival that did not complete its round (@seen: the counter after
- * its add): done if the round has completed since, else the unit waits
- * for the counter to reach @target.
+ * its add): the unit waits for the counter to reach @target.
  */
 static s32 pto_soft_wait_locked(struct pto_task *task, struct pto_core *core,
 				s32 *counter, s64 seen, s64 target)
@@ -196,9 +200,6 @@ static s32 pto_soft_wait_locked(struct pto_task *task, struct pto_core *core,
 	struct pto_sched *s = task->ctx->pdev->sched;
 
 	lockdep_assert_held(&s->soft_lock);
-	/* A completing arrival scans after its add: seen here, or we are listed. */
-	if (atomic_read((atomic_t *)counter) >= target)
-		return DRM_PTO_NPU_STATUS_OK;
 	if (atomic_read(&task->cancel))
 		return DRM_PTO_NPU_STATUS_CANCELLED;
 	core->soft_counter = counter;
@@ -210,6 +211,92 @@ static s32 pto_soft_wait_locked(struct pto_task *task, struct pto_core *core,
 	return PTO_STATUS_PARKED;
 }
 
+/* Every unit of @task whose kernel has a SOFT syncall on tensor @ws. */
+static s64 pto_soft_parties(const struct pto_task *task, u32 ws)
+{
+	u32 per = 0;
+
+	/* kern[0]: the AIV kernel, on every AIV of a mixed task's cluster. */
+	if (task->kern[0] && (task->kern[0]->soft_ws & BIT(ws)))
+		per += task->kern[1] ? task->nparts - 1 : 1;
+	if (task->kern[1] && (task->kern[1]->soft_ws & BIT(ws)))
+		per += 1;
+	return (s64)task->block_num * per;
+}
+
+/* The SOFT workspace argument whose counter is @counter (its [0, 0]). */
+static struct pto_targ *pto_soft_ws(struct pto_task *task, s32 *counter,
+				    s64 *parties)
+{
+	u32 mask = 0, i;
+
+	if (task->kern[0])
+		mask |= task->kern[0]->soft_ws;
+	if (task->kern[1])
+		mask |= task->kern[1]->soft_ws;
+	for (i = 0; i < task->num_tensors; i++) {
+		if ((mask & BIT(i)) && (s32 *)task->targs[i].base == counter) {
+			*parties = pto_soft_parties(task, i);
+			return &task->targs[i];
+		}
+	}
+	return NULL;
+}
+
+/*
+ * The workspace contract, checked at each arrival before it adds (under
+ * soft_lock, so the task's own arrivals are ordered): used_cores within
+ * 1..@parties and the same at every arrival; the first arrival finds a
+ * whole number of rounds (a multiple of used_cores, not negative): the
+ * base; arrival n finds base + n, nobody else having moved the counter.
+ *
+ * Return: true if @cur keeps the contract.
+ */
+static bool pto_soft_keeps(struct pto_targ *ws, s64 parties, s32 cur,
+			   s64 used)
+{
+	if (ws->soft_used < 0 || used < 1 || used > parties ||
+	    cur == S32_MAX)
+		return false;
+	if (!ws->soft_used) {
+		if (cur < 0 || cur % used)
+			return false;
+		ws->soft_used = used;
+		ws->soft_base = cur;
+		ws->soft_n = 0;
+		return true;
+	}
+	return used == ws->soft_used &&
+	       (s64)cur == (s64)ws->soft_base + ws->soft_n;
+}
+
+/*
+ * The contract is broken: no unit of @task may leave a barrier on @ws
+ * again. The first break names the counter's value; the task's units
+ * waiting on it go to @release and later arrivals fail at once.
+ */
+static s32 pto_soft_break_locked(struct pto_sched *s, struct pto_task *task,
+				 struct pto_core *core, struct pto_targ *ws,
+				 s32 cur, struct list_head *release)
+{
+	struct pto_core *w, *tmp;
+
+	lockdep_assert_held(&s->soft_lock);
+	if (ws->soft_used >= 0) {
+		ws->soft_used = -1;
+		ws->soft_base = cur;
+	}
+	list_for_each_entry_safe(w, tmp, &s->soft_waiters, park_link) {
+		if (w->run_task == task &&
+		    w->soft_counter == (s32 *)ws->base) {
+			w->soft_seen = ws->soft_base;
+			list_move_tail(&w->park_link, release);
+		}
+	}
+	core->soft_seen = ws->soft_base;
+	return DRM_PTO_NPU_STATUS_WORKSPACE;
+}
+
 /**
  * pto_barrier_soft - the GM counter barrier
  * @task: the launch
@@ -217,32 +304,97 @@ static s32 pto_soft_wait_locked(struct pto_task *task, struct pto_core *core,
  * @counter: the workspace counter (bounds checked by the caller, aligned)
  * @used: participants per round
  *
- * Return: DRM_PTO_NPU_STATUS_OK, PTO_STATUS_PARKED, _TIMEOUT (an
- * impossible @used) or _CANCELLED.
+ * The arrival is checked against the workspace contract first
+ * (pto_soft_keeps()); one that breaks it does not add, and fails with
+ * DRM_PTO_NPU_STATUS_WORKSPACE together with the task's units waiting on
+ * that workspace (pto_barrier_fault_detail(): the counter's value).
+ *
+ * Return: DRM_PTO_NPU_STATUS_OK, PTO_STATUS_PARKED, _WORKSPACE or
+ * _CANCELLED.
  */
 s32 pto_barrier_soft(struct pto_task *task, struct pto_core *core,
 		     s32 *counter, s64 used)
 {
 	struct pto_sched *s = task->ctx->pdev->sched;
-	s64 old, target;
-	LIST_HEAD(ok);
-	s32 st;
+	struct pto_targ *ws;
+	s64 parties = 0, target;
+	LIST_HEAD(release);
+	s32 cur, st;
 
-	if (used < 1 || used > S32_MAX)
-		return DRM_PTO_NPU_STATUS_TIMEOUT;
-	old = atomic_fetch_add(1, (atomic_t *)counter);
+	ws = pto_soft_ws(task, counter, &parties);
+	spin_lock(&s->soft_lock);
+	cur = atomic_read((atomic_t *)counter);
+	if (WARN_ON_ONCE(!ws) || !pto_soft_keeps(ws, parties, cur, used) ||
+	    atomic_cmpxchg((atomic_t *)counter, cur, cur + 1) != cur) {
+		if (!ws) {
+			core->soft_seen = cur;
+			st = DRM_PTO_NPU_STATUS_WORKSPACE;
+		} else {
+			st = pto_soft_break_locked(s, task, core, ws, cur,
+						   &release);
+		}
+		spin_unlock(&s->soft_lock);
+		pto_unpark_list(s, &release, DRM_PTO_NPU_STATUS_WORKSPACE);
+		return st;
+	}
+	ws->soft_n++;
 	/* The counter only grows: the round ends at the next multiple. */
-	target = (old / used + 1) * used;
-	if (old + 1 != target) {
-		spin_lock(&s->soft_lock);
-		st = pto_soft_wait_locked(task, core, counter, old + 1, target);
+	target = ((s64)cur / used + 1) * used;
+	if (cur + 1 != target) {
+		st = pto_soft_wait_locked(task, core, counter, cur + 1, target);
 		spin_unlock(&s->soft_lock);
 		return st;
 	}
+	spin_unlock(&s->soft_lock);
 	/* This arrival completes the round: release its waiters. */
-	pto_soft_scan(s, READ_ONCE(s->wd_clock), 0, &ok, NULL);
-	pto_unpark_list(s, &ok, DRM_PTO_NPU_STATUS_OK);
+	pto_soft_scan(s, READ_ONCE(s->wd_clock), 0, &release, NULL);
+	pto_unpark_list(s, &release, DRM_PTO_NPU_STATUS_OK);
 	return DRM_PTO_NPU_STATUS_OK;
+}
+
+/**
+ * pto_barrier_fault_detail - the detail of a unit that left a barrier failing
+ * @core: its core
+ * @st: how it left
+ * @pc: the SYNCALL
+ *
+ * Return: for DRM_PTO_NPU_STATUS_WORKSPACE the workspace counter's value
+ * that broke the contract, sign extended (the same for every unit of the
+ * task), else @pc.
+ */
+u64 pto_barrier_fault_detail(const struct pto_core *core, s32 st, u32 pc)
+{
+	if (st == DRM_PTO_NPU_STATUS_WORKSPACE)
+		return (u64)core->soft_seen;
+	return pc;
+}
+
+/**
+ * pto_soft_intake - the SOFT workspaces of a task taken at intake
+ * @t: the task, kernels and tensors resolved
+ * @detail: out: the tensor argument refused
+ *
+ * A workspace is 16 int32 (one exclusive 64-byte line, the guide's
+ * 16 x INT32): a view of fewer elements is refused.
+ *
+ * Return: DRM_PTO_NPU_REASON_SYNCALL, or 0.
+ */
+u8 pto_soft_intake(const struct pto_task *t, u64 *detail)
+{
+	u32 mask = 0, i;
+
+	if (t->kern[0])
+		mask |= t->kern[0]->soft_ws;
+	if (t->kern[1])
+		mask |= t->kern[1]->soft_ws;
+	for (i = 0; i < t->num_tensors; i++) {
+		if ((mask & BIT(i)) &&
+		    t->targs[i].rows * t->targs[i].cols < PTO_SOFT_WS_ELEMS) {
+			*detail = i;
+			return DRM_PTO_NPU_REASON_SYNCALL;
+		}
+	}
+	return 0;
 }
 
 /**

@@ -504,7 +504,8 @@ static bool pto_syncall_leave(struct pto_run *r, s32 st, u32 pc)
 
 	pto_prof_wait_end(r->task, unit);
 	trace_pto_barrier_leave(r->task, unit, r->core, st);
-	return st == DRM_PTO_NPU_STATUS_OK ? true : pto_fault(r, st, pc);
+	return st == DRM_PTO_NPU_STATUS_OK ? true :
+	       pto_fault(r, st, pto_barrier_fault_detail(r->core, st, pc));
 }
 
 /*

@@ -82,6 +82,7 @@ struct pto_ring_use {
  * @push: tile shape of every PUSH (cross-core ring), if any
  * @pop: tile shape of every POP, if any
  * @hard_sync: enum pto_sync_type of its HARD syncalls, 0 if none
+ * @soft_ws: tensor arguments its SOFT syncalls take as workspace, a bit each
  */
 struct pto_kernel {
 	struct kref ref;
@@ -99,6 +100,7 @@ struct pto_kernel {
 	struct pto_ring_use push;
 	struct pto_ring_use pop;
 	u8 hard_sync;
+	u16 soft_ws;
 };
 
 /* pto_verifier.c */

@@ -534,6 +534,7 @@ static void pto_count_retire(struct pto_device *pdev, struct pto_task *task)
 	case DRM_PTO_NPU_STATUS_ARITH_FAULT:
 	case DRM_PTO_NPU_STATUS_LOOP_FAULT:
 	case DRM_PTO_NPU_STATUS_BARRIER_FAULT:
+	case DRM_PTO_NPU_STATUS_WORKSPACE:
 		pto_count(pdev, faults);
 		trace_pto_fault(task);
 		break;

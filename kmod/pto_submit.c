@@ -30,6 +30,7 @@
 #include <drm/drm_print.h>
 #include <drm/drm_syncobj.h>
 
+#include "pto_barrier.h"
 #include "pto_gem.h"
 #include "pto_kernel.h"
 #include "pto_queue.h"
@@ -338,6 +339,15 @@ static int pto_resolve_tensors(struct pto_task *t, struct drm_file *file,
 	return 0;
 }
 
+/* SOFT syncall workspaces of at least 16 elements (pto_soft_intake()). */
+static int pto_resolve_soft_ws(struct pto_task *t)
+{
+	u64 detail;
+	u8 reason = pto_soft_intake(t, &detail);
+
+	return reason ? pto_refuse(t, reason, detail) : 0;
+}
+
 static int pto_resolve_deps(struct pto_task *t, const s64 *raw, s64 *deps)
 {
 	u32 i;
@@ -387,6 +397,21 @@ static u32 pto_sqe_slots(u32 nt, u32 ns, u32 nd, bool pred)
 		   (pred ? sizeof(struct drm_pto_npu_predicate) : 0);
 
 	return 1 + DIV_ROUND_UP(body, PTO_SQE_SLOT);
+}
+
+/*
+ * The grid sentinels, resolved when the entry is taken: every AIV core, or
+ * every cluster, of the device (the guide's available_aiv_count() and
+ * available_cluster_count()). The checks that follow, the task and its
+ * CQEs see the count.
+ */
+static void pto_sqe_resolve_grid(const struct pto_device *pdev,
+				 struct drm_pto_npu_sqe *e)
+{
+	if (e->block_num == DRM_PTO_NPU_BLOCKS_ALL_AIV)
+		e->block_num = pdev->sched->ncores[PTO_AIV];
+	else if (e->block_num == DRM_PTO_NPU_BLOCKS_ALL_CLUSTERS)
+		e->block_num = pdev->sched->ncores[PTO_AIC];
 }
 
 /*
@@ -450,6 +475,8 @@ static int pto_task_parse(struct pto_submit *sub, struct pto_task *t,
 	ret = pto_resolve_kernels(sub->pdev, t, e);
 	if (!ret)
 		ret = pto_resolve_tensors(t, sub->file, targs);
+	if (!ret)
+		ret = pto_resolve_soft_ws(t);
 	if (!ret)
 		ret = pto_resolve_deps(t, raw_deps, deps);
 	if (!ret)
@@ -540,6 +567,7 @@ static u32 pto_take_entry(struct pto_submit *sub, struct pto_queue *q,
 
 	lockdep_assert_held(&ctx->submit_lock);
 	n = pto_sq_copy_entry(q, head, avail, e);
+	pto_sqe_resolve_grid(sub->pdev, e);
 	reason = pto_sqe_check_size(e, n, &detail);
 	t = pto_task_alloc(ctx, q, e, !reason);
 	if (!t)

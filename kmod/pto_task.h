@@ -25,6 +25,12 @@ struct pto_queue;
  * @col_stride: elements between columns
  * @dtype: enum pto_isa_dtype
  * @esize: element bytes
+ * @soft_used: SOFT syncall workspace (pto_barrier.c, soft_lock): the
+ *             used_cores of the task's first arrival, 0 before it, -1 once
+ *             the contract is broken
+ * @soft_base: the counter at that first arrival; once broken, the value
+ *             that broke it (every unit's detail)
+ * @soft_n: the task's arrivals on the workspace so far
  */
 struct pto_targ {
 	struct pto_bo *bo;
@@ -35,6 +41,9 @@ struct pto_targ {
 	u64 col_stride;
 	u8 dtype;
 	u8 esize;
+	s32 soft_used;
+	s32 soft_base;
+	u32 soft_n;
 };
 
 enum pto_ts {

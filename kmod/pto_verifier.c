@@ -362,8 +362,13 @@ static int pto_verify_syncall(struct pto_vctx *v, u32 pc,
 {
 	struct pto_kernel *k = v->k;
 
-	if (in->mode == PTO_SYNC_SOFT)
-		return pto_use_arg(v, pc, in->imm, PTO_ISA_I32);
+	if (in->mode == PTO_SYNC_SOFT) {
+		int ret = pto_use_arg(v, pc, in->imm, PTO_ISA_I32);
+
+		if (!ret)
+			k->soft_ws |= BIT(in->imm);
+		return ret;
+	}
 	if (in->imm != PTO_SYNC_MIX &&
 	    in->imm != (v->core_type == PTO_CORE_AIV ? PTO_SYNC_AIV : PTO_SYNC_AIC))
 		return pto_vfail(v, pc, DRM_PTO_NPU_VERIFY_CORE_TYPE,

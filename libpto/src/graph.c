@@ -167,6 +167,8 @@ struct pto_add_ctx {
 	struct pto_graph *g;
 	const struct pto_task_desc *d;
 	size_t idx;
+	/* d->block_num, a grid sentinel resolved to the device's count */
+	uint32_t blocks;
 	char label[96];
 };
 
@@ -256,21 +258,35 @@ static int pto_add_check_ring(struct pto_add_ctx *c)
 	return 0;
 }
 
+/* The count a grid sentinel stands for on @dev; a literal is itself. */
+static uint32_t pto_grid_blocks(const struct pto_device *dev, uint32_t n)
+{
+	if (n == PTO_GRID_ALL_AIV)
+		return pto_available_aiv_count(dev);
+	if (n == PTO_GRID_ALL_CLUSTERS)
+		return pto_available_cluster_count(dev);
+	return n;
+}
+
 /*
  * HardSyncallOccupancy: a HARD syncall launch occupies every core of the
  * barrier's type (one block per AIV, or per cluster for AIC and MIX), is
  * sync_start, and the barrier's type is the task's shape. On hardware
  * anything else deadlocks (507018); here it is refused before it is sent.
+ * As the guide's verifier, the grid must be sized from the device
+ * (PTO_GRID_ALL_AIV or PTO_GRID_ALL_CLUSTERS): a literal that matches
+ * today's device breaks on another.
  */
 static int pto_add_check_hard_sync(struct pto_add_ctx *c)
 {
 	const struct pto_task_desc *d = c->d;
 	const struct pto_kernel *k[2] = { d->kernel_aiv, d->kernel_aic };
 	bool mix = d->kernel_aiv && d->kernel_aic;
+	bool aiv = d->kernel_aiv && !mix;
 	uint8_t want = mix ? PTO_SYNC_MIX : d->kernel_aiv ? PTO_SYNC_AIV : PTO_SYNC_AIC;
-	unsigned int need = d->kernel_aiv && !mix ?
-			    pto_available_aiv_count(c->g->dev) :
-			    pto_available_cluster_count(c->g->dev);
+	uint32_t grid = aiv ? PTO_GRID_ALL_AIV : PTO_GRID_ALL_CLUSTERS;
+	const char *grid_name = aiv ? "PTO_GRID_ALL_AIV" : "PTO_GRID_ALL_CLUSTERS";
+	const char *launch = mix ? "a mixed" : aiv ? "an AIV" : "an AIC";
 	uint8_t type = 0;
 	int i;
 
@@ -286,13 +302,39 @@ static int pto_add_check_hard_sync(struct pto_add_ctx *c)
 	if (mix && (!k[0]->hard_sync || !k[1]->hard_sync))
 		return pto_add_fail(c, -EINVAL,
 				    "HardSyncallOccupancy: both kernels of a mixed task must carry the HARD syncall");
-	if (!(d->flags & PTO_TASK_SYNC_START) || d->block_num != need)
+	if (d->block_num != grid)
 		return pto_add_fail(c, -EINVAL,
-				    "HardSyncallOccupancy: a HARD syncall needs block_num = %u (every %s) and PTO_TASK_SYNC_START, not %u blocks%s",
-				    need, mix || !d->kernel_aiv ? "cluster" : "AIV",
-				    d->block_num,
-				    (d->flags & PTO_TASK_SYNC_START) ? "" : " without sync_start");
+				    "HardSyncallOccupancy: a HARD syncall needs the grid sized from the device, not %s%u blocks: a literal that matches today's device breaks on another; use block_num = %s (%s launch%s)",
+				    d->block_num == PTO_GRID_ALL_AIV ||
+				    d->block_num == PTO_GRID_ALL_CLUSTERS ?
+				    "a grid of " : "a literal ",
+				    c->blocks, grid_name, launch,
+				    aiv ? ", PTO_SYNC_AIV" : "");
+	if (!(d->flags & PTO_TASK_SYNC_START))
+		return pto_add_fail(c, -EINVAL,
+				    "HardSyncallOccupancy: a HARD syncall launch needs PTO_TASK_SYNC_START");
 	return 0;
+}
+
+/*
+ * A SOFT syncall's workspace is 16 int32 (one exclusive, zero-initialised
+ * 64-byte line): the device refuses a smaller one (PTO_REASON_SYNCALL).
+ */
+static int pto_add_check_soft_ws(struct pto_add_ctx *c, uint32_t i,
+				 const struct pto_tensor *t)
+{
+	const struct pto_task_desc *d = c->d;
+	uint64_t n;
+
+	if (!(d->kernel_aiv && d->kernel_aiv->soft_ws[i]) &&
+	    !(d->kernel_aic && d->kernel_aic->soft_ws[i]))
+		return 0;
+	n = pto_tensor_numel(t);
+	if (n >= PTO_SOFT_WS_ELEMS)
+		return 0;
+	return pto_add_fail(c, -EINVAL,
+			    "tensor %u is a SOFT syncall workspace of %llu elements: it needs %u int32 (one zero-initialised 64-byte line)",
+			    i, (unsigned long long)n, PTO_SOFT_WS_ELEMS);
 }
 
 /* Blocks of a SYNC_START task must all fit on the device at once. */
@@ -313,12 +355,13 @@ static int pto_add_check_shape(struct pto_add_ctx *c)
 	if (!d->kernel_aiv && !d->kernel_aic)
 		return pto_add_fail(c, -EINVAL,
 				    "no kernel: set kernel_aiv or kernel_aic");
-	if (!d->block_num)
+	c->blocks = pto_grid_blocks(c->g->dev, d->block_num);
+	if (!c->blocks)
 		return pto_add_fail(c, -EINVAL, "block_num is 0");
-	if (lim->max_block_num && d->block_num > lim->max_block_num)
+	if (lim->max_block_num && c->blocks > lim->max_block_num)
 		return pto_add_fail(c, -E2BIG,
 				    "block_num %u over the device's %u",
-				    d->block_num, lim->max_block_num);
+				    c->blocks, lim->max_block_num);
 	if (d->flags & ~(PTO_TASK_SYNC_START | PTO_TASK_EARLY_RESOLVE))
 		return pto_add_fail(c, -EINVAL, "unknown flags 0x%x",
 				    d->flags & ~(PTO_TASK_SYNC_START |
@@ -326,11 +369,11 @@ static int pto_add_check_shape(struct pto_add_ctx *c)
 	if (pto_add_check_hard_sync(c))
 		return -EINVAL;
 	cap = pto_sync_start_capacity(c->g, d);
-	if ((d->flags & PTO_TASK_SYNC_START) && d->block_num > cap)
+	if ((d->flags & PTO_TASK_SYNC_START) && c->blocks > cap)
 		return pto_add_fail(
 			c, -EINVAL,
 			"sync_start with %u blocks: the device holds %u at once",
-			d->block_num, cap);
+			c->blocks, cap);
 	if (d->num_tensors > pto_cap(lim->max_tensor_args))
 		return pto_add_fail(c, -E2BIG, "%u tensors, at most %u",
 				    d->num_tensors,
@@ -392,7 +435,8 @@ static int pto_add_tensors(struct pto_add_ctx *c,
 			return pto_add_fail(c, -EINVAL, "tensor %u: %s", i,
 					    why);
 		if (pto_add_check_dtype(c, d->kernel_aiv, i, t->layout.dtype) ||
-		    pto_add_check_dtype(c, d->kernel_aic, i, t->layout.dtype))
+		    pto_add_check_dtype(c, d->kernel_aic, i, t->layout.dtype) ||
+		    pto_add_check_soft_ws(c, i, t))
 			return -EINVAL;
 		use[i] = pto_kernels_arg_use(d, i);
 	}
@@ -567,7 +611,7 @@ PTO_API int pto_graph_add_task(struct pto_graph *g,
 		ret = pto_add_predicate(&c, args, &pred);
 	if (ret)
 		return ret;
-	records = desc->block_num *
+	records = c.blocks *
 		  pto_task_parts(desc->kernel_aiv && desc->kernel_aic,
 				 desc->split_mode);
 	if (g->total_blocks + records > UINT32_MAX)
@@ -598,7 +642,8 @@ PTO_API int pto_graph_add_task(struct pto_graph *g,
 		.kernel = { desc->kernel_aiv ? desc->kernel_aiv->handle : 0,
 			    desc->kernel_aic ? desc->kernel_aic->handle : 0 },
 		.flags = desc->flags,
-		.block_num = desc->block_num,
+		.block_num = c.blocks,
+		.grid = desc->block_num != c.blocks ? desc->block_num : 0,
 		.status = PTO_STATUS_PENDING,
 		.num_tensors = (uint8_t)desc->num_tensors,
 		.num_scalars = (uint8_t)desc->num_scalars,
@@ -663,7 +708,8 @@ static int pto_run_push(struct pto_run *r, size_t i)
 		.kernel_aiv = t->kernel[0],
 		.kernel_aic = t->kernel[1],
 		.flags = t->flags,
-		.block_num = t->block_num,
+		/* A grid sentinel goes as is: the device resolves it. */
+		.block_num = t->grid ? t->grid : t->block_num,
 		.num_tensors = t->num_tensors,
 		.num_scalars = t->num_scalars,
 		.num_deps = t->num_deps,
@@ -1135,6 +1181,11 @@ static void pto_describe(char *buf, size_t len, const struct pto_graph *g,
 		break;
 	case PTO_STATUS_NOMEM:
 		pto_msgf(buf, len, "the device ran out of memory taking it");
+		break;
+	case PTO_STATUS_WORKSPACE:
+		pto_msgf(buf, len,
+			 "SOFT syncall workspace contract broken: counter %lld is not a whole number of rounds of used_cores (not zero-initialised, shared, or used_cores outside the task's participants)",
+			 (long long)detail);
 		break;
 	default:
 		pto_msgf(buf, len, "status %s (%d), detail %llu",

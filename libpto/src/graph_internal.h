@@ -32,7 +32,9 @@ struct pto_vec {
  * @name: offset + 1 of its name in &pto_graph.names, 0 if none
  * @kernel: kernel handles, [0] AIV and [1] AIC, 0 for none
  * @flags: DRM_PTO_NPU_TASK_F_*, the predicate flag included
- * @block_num: blocks
+ * @block_num: blocks (a grid sentinel resolved)
+ * @grid: PTO_GRID_ALL_AIV or PTO_GRID_ALL_CLUSTERS as given, sent as is;
+ *	  0 for a literal block count
  * @tensor_off: first tensor argument in &pto_graph.tensors
  * @scalar_off: first scalar in &pto_graph.scalars
  * @dep_off: first dependency in &pto_graph.deps
@@ -54,6 +56,7 @@ struct pto_graph_task {
 	uint32_t kernel[2];
 	uint32_t flags;
 	uint32_t block_num;
+	uint32_t grid;
 	uint32_t tensor_off;
 	uint32_t scalar_off;
 	uint32_t dep_off;

@@ -92,6 +92,8 @@ struct pto_kernel {
 	struct pto_ring_use pop;
 	/* enum pto_sync_type of its HARD syncalls, 0 if none */
 	uint8_t hard_sync;
+	/* per tensor argument: a SOFT syncall takes it as its workspace */
+	bool soft_ws[PTO_MAX_ARGS];
 };
 
 /*

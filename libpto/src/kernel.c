@@ -66,6 +66,8 @@ void pto_kernel_scan(struct pto_kernel *k, const struct pto_insn *insns,
 				continue;
 			}
 			/* SOFT: the workspace counter is read and written. */
+			if (in->imm >= 0 && in->imm < PTO_MAX_ARGS)
+				k->soft_ws[in->imm] = true;
 			use = PTO_ARG_READ | PTO_ARG_WRITTEN;
 			dtype = PTO_DTYPE_I32;
 			break;

@@ -14,7 +14,9 @@ _Static_assert((int)PTO_STATUS_OK == (int)DRM_PTO_NPU_STATUS_OK &&
 		       (int)PTO_STATUS_WORK_BUDGET ==
 			       (int)DRM_PTO_NPU_STATUS_WORK_BUDGET &&
 		       (int)PTO_STATUS_SKIPPED ==
-			       (int)DRM_PTO_NPU_STATUS_SKIPPED,
+			       (int)DRM_PTO_NPU_STATUS_SKIPPED &&
+		       (int)PTO_STATUS_WORKSPACE ==
+			       (int)DRM_PTO_NPU_STATUS_WORKSPACE,
 	       "public statuses mirror the uapi");
 _Static_assert((int)PTO_REASON_SLOT_BUDGET ==
 			       (int)DRM_PTO_NPU_REASON_SLOT_BUDGET &&
@@ -22,6 +24,9 @@ _Static_assert((int)PTO_REASON_SLOT_BUDGET ==
 			       (int)DRM_PTO_NPU_REASON_SYNC_START &&
 		       (int)PTO_REASON_DEP == (int)DRM_PTO_NPU_REASON_DEP,
 	       "public reasons mirror the uapi");
+_Static_assert(PTO_GRID_ALL_AIV == DRM_PTO_NPU_BLOCKS_ALL_AIV &&
+		       PTO_GRID_ALL_CLUSTERS == DRM_PTO_NPU_BLOCKS_ALL_CLUSTERS,
+	       "grid sentinels mirror the uapi");
 _Static_assert((int)PTO_DTYPE_F32 == PTO_ISA_F32 &&
 		       (int)PTO_DTYPE_I64 == PTO_ISA_I64 &&
 		       (int)PTO_DTYPE_U64 == PTO_ISA_U64,
@@ -40,6 +45,7 @@ static const char *const pto_status_names[] = {
 	[PTO_STATUS_BARRIER_FAULT] = "BARRIER_FAULT",
 	[PTO_STATUS_NOMEM] = "NOMEM",
 	[PTO_STATUS_WORK_BUDGET] = "WORK_BUDGET",
+	[PTO_STATUS_WORKSPACE] = "WORKSPACE",
 };
 
 static const struct {
@@ -75,7 +81,7 @@ static const struct {
 	[PTO_REASON_SLOT_BUDGET] = { "SLOT_BUDGET",
 				     "cross-core ring slots do not fit in the UB" },
 	[PTO_REASON_SYNCALL] = { "SYNCALL",
-				 "HARD syncall launch does not occupy every core of its type" },
+				 "HARD syncall launch does not occupy every core of its type, or a SOFT syncall workspace under 16 elements" },
 };
 
 PTO_API const char *pto_status_name(int status)

@@ -224,7 +224,7 @@ struct drm_pto_npu_counters {
 	};
 	/** @barriers: syncall arrivals (HARD and SOFT). */
 	__u64 barriers;
-	/** @faults: tasks failed by a GM, arithmetic, loop or barrier fault. */
+	/** @faults: tasks failed by a GM, arithmetic, loop, barrier or workspace fault. */
 	__u64 faults;
 	/** @timeouts: tasks failed with STATUS_TIMEOUT or STATUS_WORK_BUDGET. */
 	__u64 timeouts;
@@ -652,11 +652,17 @@ enum drm_pto_npu_status {
 	DRM_PTO_NPU_STATUS_WORK_BUDGET = 11,
 	/**
 	 * @DRM_PTO_NPU_STATUS_WORKSPACE: a SOFT syncall whose workspace breaks
-	 * the contract (its counter not a whole number of rounds of used_cores
-	 * when the block arrives, used_cores outside 1..block_num, or fewer
-	 * than 16 int32 elements): the barrier is not entered, as none of
-	 * its blocks could leave it correctly; detail = the counter's value
-	 * (or the workspace's elements when too small).
+	 * the contract, checked at each arrival before it adds: used_cores
+	 * outside 1..the task's units that hold a SOFT syncall on that
+	 * workspace (block_num, times the cluster's cores of a mixed task
+	 * whose two kernels both do), or not the same at every arrival; the
+	 * task's first arrival finding the counter not a whole number of
+	 * rounds (negative or not a multiple of used_cores); a later one not
+	 * finding it where the task's own arrivals left it (another writer).
+	 * The arrival does not add, and the task's units waiting on that
+	 * workspace fail with it, as none of them could leave correctly;
+	 * detail = the counter's value (sign extended). A workspace of fewer
+	 * than 16 elements is refused at intake (DRM_PTO_NPU_REASON_SYNCALL).
 	 */
 	DRM_PTO_NPU_STATUS_WORKSPACE = 12,
 };
@@ -720,7 +726,9 @@ enum drm_pto_npu_reason {
 	 * @DRM_PTO_NPU_REASON_SYNCALL: a HARD syncall launch that does not
 	 * occupy every core of its type (the HardSyncallOccupancy rule): not
 	 * sync_start, too few or too many blocks, or a barrier core type that
-	 * does not match the task; detail = the block count it needs.
+	 * does not match the task; detail = the block count it needs. Or a
+	 * SOFT syncall's workspace with fewer than 16 elements (the guide's
+	 * 16 x INT32 line); detail = that tensor argument.
 	 */
 	DRM_PTO_NPU_REASON_SYNCALL = 18,
 };

@@ -360,13 +360,21 @@ PTO_API int pto_kb_cacheinvalid(struct pto_kb *kb);
 /**
  * pto_kb_syncall_hard() - SYNCALL HARD: every core of @type meets (FFTS
  * emulation); the task must be sync_start with one block per core of that
- * type (per cluster for AIC and MIX): pto_graph_add_task() checks it.
+ * type (per cluster for AIC and MIX), its grid sized from the device:
+ * block_num PTO_GRID_ALL_AIV (AIV) or PTO_GRID_ALL_CLUSTERS (AIC, MIX).
+ * pto_graph_add_task() refuses any other launch (HardSyncallOccupancy).
  */
 PTO_API int pto_kb_syncall_hard(struct pto_kb *kb, enum pto_sync_type type);
+/** PTO_SOFT_WS_ELEMS - int32 elements of a SOFT syncall workspace, at least. */
+#define PTO_SOFT_WS_ELEMS 16
 /**
  * pto_kb_syncall_soft() - SYNCALL SOFT: s[@used_cores] participants meet on
- * the counter of tensor argument @workspace (16 x int32, zero-initialised,
- * used by nothing else). Works at any occupancy.
+ * the counter of tensor argument @workspace (PTO_SOFT_WS_ELEMS x int32,
+ * zero-initialised, used by nothing else). Works at any occupancy. The
+ * device checks the contract: a smaller workspace is refused; used_cores
+ * outside 1..the task's participants, or a counter that is not a whole
+ * number of rounds when a block arrives, fails the task with
+ * PTO_STATUS_WORKSPACE, no block leaving the barrier.
  */
 PTO_API int pto_kb_syncall_soft(struct pto_kb *kb, unsigned int workspace,
 				unsigned int used_cores);

@@ -115,12 +115,28 @@ struct pto_predicate {
 	int64_t literal;
 };
 
+/*
+ * Grids sized from the device (&pto_task_desc.block_num), resolved when the
+ * device takes the task, as the guide's available_aiv_count() and
+ * available_cluster_count(): the only spellings that keep a HARD syncall
+ * launch at full occupancy on every device.
+ */
+/** PTO_GRID_ALL_AIV - one block per AIV core: AIV launches (PTO_SYNC_AIV). */
+#define PTO_GRID_ALL_AIV 0xffffffffu
+/** PTO_GRID_ALL_CLUSTERS - one block per cluster: AIC and mixed launches. */
+#define PTO_GRID_ALL_CLUSTERS 0xfffffffeu
+
 /**
  * struct pto_task_desc - one task, for a queue or a graph
  * @name: for messages and traces, or NULL (graphs copy it; queues ignore it)
  * @kernel_aiv: vector kernel (core type AIV), or NULL
  * @kernel_aic: cube kernel (core type AIC), or NULL; at least one is set
- * @block_num: SPMD blocks, 1..&pto_limits.max_block_num
+ * @block_num: SPMD blocks, 1..&pto_limits.max_block_num, or a grid
+ *	       sized from the device when the task is taken:
+ *	       PTO_GRID_ALL_AIV (every AIV, pto_available_aiv_count()) or
+ *	       PTO_GRID_ALL_CLUSTERS (every cluster,
+ *	       pto_available_cluster_count()); a task with a HARD syncall
+ *	       must use one of them in a graph
  * @flags: PTO_TASK_* bits
  * @tensors: @num_tensors tensors, argument 0 first
  * @num_tensors: at least the kernels' pto_kernel_num_tensor_args()
@@ -194,6 +210,12 @@ struct pto_task_desc {
  *			    instructions without reaching END (a runaway
  *			    kernel); detail: the instructions it executed,
  *			    the same count on every host
+ * @PTO_STATUS_WORKSPACE: a SOFT syncall whose workspace breaks the
+ *			  contract (used_cores outside 1..the task's
+ *			  participants, or a counter that is not a whole
+ *			  number of rounds when the block arrives: not
+ *			  zero-initialised, or written by someone else); no
+ *			  block leaves the barrier; detail: the counter's value
  */
 enum pto_status {
 	PTO_STATUS_UNREPORTED = -2,
@@ -210,6 +232,7 @@ enum pto_status {
 	PTO_STATUS_BARRIER_FAULT = 9,
 	PTO_STATUS_NOMEM = 10,
 	PTO_STATUS_WORK_BUDGET = 11,
+	PTO_STATUS_WORKSPACE = 12,
 };
 
 /** PTO_GM_FAULT_TENSOR() - tensor argument of a GM fault detail. */
