@@ -11,7 +11,7 @@
  * cacheinvalid.
  *
  * Three forms, each checked against the CPU total in every out[0, block]:
- *  - HARD: one SPMD task over every AIV (available_aiv_count(), sync_start)
+ *  - HARD: one SPMD task over every AIV (PTO_GRID_ALL_AIV, sync_start)
  *    with a HARD AIV syncall between the phases (pto_kb_syncall_hard());
  *  - SOFT: 20 blocks (partial occupancy), sync_start, a SOFT syncall on a
  *    zero-initialised 16 x int32 workspace with used_cores 20
@@ -196,7 +196,10 @@ static void run_form(struct pto_device *dev, struct pto_queue *q,
 				  .name = form == FORM_HARD ? "reduce_hard" :
 							      "reduce_soft",
 				  .kernel_aiv = kf,
-				  .block_num = blocks,
+				  /* HARD: every AIV of whatever device this is. */
+				  .block_num = form == FORM_HARD ?
+						       PTO_GRID_ALL_AIV :
+						       blocks,
 				  .flags = PTO_TASK_SYNC_START,
 				  .tensors = args,
 				  .num_tensors = form == FORM_SOFT ? 5 : 4,
@@ -267,6 +270,15 @@ static void run_partial_hard(struct pto_device *dev, struct pto_queue *q)
 			blocks, need, ret, pto_graph_error(g));
 	printf("  HARD partial: %u of %u AIVs refused by pto_graph_add_task(): %s\n",
 	       blocks, need, pto_graph_error(g));
+	/* So is a literal that matches this device: it breaks on another. */
+	d.block_num = need;
+	ret = pto_graph_add_task(g, &d);
+	if (ret != -EINVAL || !strstr(pto_graph_error(g), "PTO_GRID_ALL_AIV"))
+		ex_fail("HARD over a literal %u blocks: pto_graph_add_task() returned %d (%s), want -EINVAL naming PTO_GRID_ALL_AIV",
+			need, ret, pto_graph_error(g));
+	printf("  HARD literal grid: %u blocks refused by pto_graph_add_task(): %s\n",
+	       need, pto_graph_error(g));
+	d.block_num = blocks;
 	pto_graph_free(g);
 
 	/* At intake: the device refuses the entry with REASON_SYNCALL. */

@@ -754,7 +754,7 @@ TEST_F(early, flagged_producer_hard_syncall_consumer)
 		int64_t dep = 0, t0;
 		int32_t *pf = pto_tensor_data(flags);
 		struct pto_task_desc d = {
-			.kernel_aiv = hard, .block_num = self->aiv,
+			.kernel_aiv = hard, .block_num = PTO_GRID_ALL_AIV,
 			.flags = PTO_TASK_SYNC_START, .tensors = fa,
 			.num_tensors = 1, .deps = &dep, .num_deps = 1,
 		};

@@ -1233,7 +1233,7 @@ static long settled_spares(void)
  */
 TEST_F_TIMEOUT(dev, spare_tasks_are_bounded_and_reused, 120)
 {
-	struct pto_tensor *out, *args[1], *ws;
+	struct pto_tensor *out, *args[1], *ws[2];
 	struct pto_kernel *k, *gate;
 	struct pto_cqe cqe[64];
 	int64_t fault_sc[3] = { 0, 1, 1 };
@@ -1244,6 +1244,7 @@ TEST_F_TIMEOUT(dev, spare_tasks_are_bounded_and_reused, 120)
 	unsigned int i, n, got = 0;
 	int64_t t0;
 	uint32_t consumed = 0;
+	int over;
 
 	max = dbg_read_key("spares", "max");
 	if (max < 0)
@@ -1258,22 +1259,30 @@ TEST_F_TIMEOUT(dev, spare_tasks_are_bounded_and_reused, 120)
 	 * More small tasks in flight at once than there are spares: they fill
 	 * up, and no further. (Tasks that retire while the doorbell still
 	 * takes entries hand their memory straight back to it. So a blocker
-	 * takes every AIV core first: its blocks wait at a SOFT syncall whose
-	 * last participant is this process, which arrives once every task is
-	 * in. All are then in flight at once, whatever the host's speed.)
+	 * takes every AIV core first: its blocks wait at a SOFT syncall for
+	 * block 0, which first waits at a second one (used_cores 2) whose
+	 * other arrival is this process's, once every task is in. All are
+	 * then in flight at once, whatever the host's speed.)
 	 */
 	ASSERT_EQ(0, pto_device_query_info(self->dev, &info));
 	ASSERT_EQ(0, pto_test_param_write("timeout_ms", 60000));
 	ASSERT_EQ(0, pto_kb_new(self->dev, PTO_CORE_AIV, &kb));
-	pto_kb_ldi(kb, 12, info.aiv_cores + 1);
+	over = pto_kb_label_new(kb);
+	pto_kb_ldi(kb, 12, info.aiv_cores);
+	pto_kb_ldi(kb, 13, 2);
+	pto_kb_sreg(kb, 0, PTO_SREG_BLOCK_IDX);
+	pto_kb_jnz(kb, 0, over);
+	pto_kb_syncall_soft(kb, 1, 13);
+	pto_kb_label_bind(kb, over);
 	pto_kb_syncall_soft(kb, 0, 12);
 	pto_kb_end(kb);
 	gate = pto_test_kb_finish(kb, err, sizeof(err));
 	ASSERT_NE(NULL, gate) TH_LOG("%s", err);
-	ASSERT_EQ(0, pto_test_tensor2d(self->dev, PTO_DTYPE_I32, 1, 16, &ws));
+	ASSERT_EQ(0, pto_test_tensor2d(self->dev, PTO_DTYPE_I32, 1, 16, &ws[0]));
+	ASSERT_EQ(0, pto_test_tensor2d(self->dev, PTO_DTYPE_I32, 1, 16, &ws[1]));
 	ASSERT_EQ(0, pto_queue_push_task(self->q, &(struct pto_task_desc){
-		.kernel_aiv = gate, .block_num = info.aiv_cores, .tensors = &ws,
-		.num_tensors = 1 }));
+		.kernel_aiv = gate, .block_num = info.aiv_cores, .tensors = ws,
+		.num_tensors = 2 }));
 	ASSERT_EQ(0, pto_queue_doorbell(self->q, 0, 0, &consumed, NULL));
 	ASSERT_EQ(1u, consumed);
 	n = max + 8 > 2000 ? 2000 : (unsigned int)max + 8;
@@ -1286,8 +1295,8 @@ TEST_F_TIMEOUT(dev, spare_tasks_are_bounded_and_reused, 120)
 		if ((i + 1) % 256 == 0 || i + 1 == n)
 			ASSERT_EQ(0, pto_queue_doorbell(self->q, 0, 0, &consumed, NULL));
 	}
-	/* Everything is in: the last arrival releases the blocker. */
-	__atomic_fetch_add((int32_t *)pto_tensor_data(ws), 1, __ATOMIC_SEQ_CST);
+	/* Everything is in: block 0's partner arrives, then all meet. */
+	__atomic_fetch_add((int32_t *)pto_tensor_data(ws[1]), 1, __ATOMIC_SEQ_CST);
 	n += info.aiv_cores;
 	for (got = 0; got < n;) {
 		int r = pto_queue_reap(self->q, cqe, 64), j;
@@ -1360,7 +1369,8 @@ TEST_F_TIMEOUT(dev, spare_tasks_are_bounded_and_reused, 120)
 	EXPECT_EQ(max - 1, settled_spares());
 	pto_kernel_free(gate);
 	pto_kernel_free(k);
-	pto_tensor_free(ws);
+	pto_tensor_free(ws[1]);
+	pto_tensor_free(ws[0]);
 	pto_tensor_free(out);
 	EXPECT_EQ(0, run_a_graph());
 }

@@ -818,13 +818,14 @@ TEST_F_TIMEOUT(fz, verifier_programs_run, 900)
 		ret = fz_kernel_destroy(self->fd, c.handle);
 		fz_must_pass(FZ_KERNEL_DESTROY, ret, "destroy of a run kernel");
 	}
-	printf("# fuzz: %lu of %lu programs accepted and run: %lu ok, %lu gm-fault, %lu timeout, %lu work-budget, %lu arith-fault, %lu loop-fault, %lu barrier-fault, %lu refused at submit\n",
+	printf("# fuzz: %lu of %lu programs accepted and run: %lu ok, %lu gm-fault, %lu timeout, %lu work-budget, %lu arith-fault, %lu loop-fault, %lu barrier-fault, %lu workspace, %lu refused at submit\n",
 	       accepted, n, status[DRM_PTO_NPU_STATUS_OK],
 	       status[DRM_PTO_NPU_STATUS_GM_FAULT], status[DRM_PTO_NPU_STATUS_TIMEOUT],
 	       status[DRM_PTO_NPU_STATUS_WORK_BUDGET],
 	       status[DRM_PTO_NPU_STATUS_ARITH_FAULT],
 	       status[DRM_PTO_NPU_STATUS_LOOP_FAULT],
 	       status[DRM_PTO_NPU_STATUS_BARRIER_FAULT],
+	       status[DRM_PTO_NPU_STATUS_WORKSPACE],
 	       status[DRM_PTO_NPU_STATUS_INVALID]);
 	EXPECT_LT(0ul, accepted);
 	for (j = 0; j < FZ_TENSORS; j++)

@@ -264,7 +264,9 @@ static void one_graph(struct proc *p, unsigned int seed, unsigned int iter,
 			args[0] = hvals;
 			args[1] = hmism;
 			d.kernel_aic = p->hard;
-			d.block_num = blocks_of[i] = p->clusters;
+			/* HARD: the grid sized from the device. */
+			d.block_num = PTO_GRID_ALL_CLUSTERS;
+			blocks_of[i] = p->clusters;
 			d.flags = PTO_TASK_SYNC_START;
 			d.tensors = args;
 			d.num_tensors = 2;

@@ -5,7 +5,11 @@
  * (per cluster for AIC and MIX), its barrier type must be the task's shape
  * and both kernels of a mixed task must carry it; anything else is refused
  * at submit with DRM_PTO_NPU_REASON_SYNCALL, detail = the block count it
- * needs. A participant that ends without arriving fails the others at
+ * needs. The grid sentinels DRM_PTO_NPU_BLOCKS_ALL_AIV / _ALL_CLUSTERS
+ * (libpto: PTO_GRID_ALL_AIV / _ALL_CLUSTERS) are resolved at intake to
+ * the device's count; the device takes a literal that matches, but libpto
+ * refuses a literal grid for a HARD launch at graph build (the guide's
+ * HardSyncallOccupancy: it breaks on another device). A participant that ends without arriving fails the others at
  * once with DRM_PTO_NPU_STATUS_BARRIER_FAULT (the 507018 equivalent) and
  * the device stays usable.
  *
@@ -14,6 +18,7 @@
 #define PTO_TEST_LIBPTO
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 
@@ -137,7 +142,7 @@ TEST_F_TIMEOUT(hard, aiv_rounds, 180)
 	struct pto_kernel *k;
 	struct pto_tensor *v, *m, *args[2];
 	struct pto_graph *g;
-	struct pto_task_desc d = { .block_num = self->aiv,
+	struct pto_task_desc d = { .block_num = PTO_GRID_ALL_AIV,
 				   .flags = PTO_TASK_SYNC_START,
 				   .num_tensors = 2, .tensors = args };
 
@@ -166,7 +171,7 @@ TEST_F_TIMEOUT(hard, aic_rounds, 180)
 	struct pto_kernel *k;
 	struct pto_tensor *v, *m, *args[2];
 	struct pto_graph *g;
-	struct pto_task_desc d = { .block_num = self->clusters,
+	struct pto_task_desc d = { .block_num = PTO_GRID_ALL_CLUSTERS,
 				   .flags = PTO_TASK_SYNC_START,
 				   .num_tensors = 2, .tensors = args };
 
@@ -202,7 +207,7 @@ static void mix_rounds(struct __test_metadata *_metadata,
 	struct pto_kernel *kc, *kv;
 	struct pto_tensor *v, *m, *args[2];
 	struct pto_graph *g;
-	struct pto_task_desc d = { .block_num = self->clusters,
+	struct pto_task_desc d = { .block_num = PTO_GRID_ALL_CLUSTERS,
 				   .flags = PTO_TASK_SYNC_START,
 				   .num_tensors = 2, .tensors = args,
 				   .split_mode = split };
@@ -519,17 +524,210 @@ TEST_F(hard, libpto_refuses_partial_launch_at_build_time)
 		.flags = PTO_TASK_SYNC_START, .tensors = args, .num_tensors = 2,
 	};
 	struct pto_graph *g;
-	int ret;
 
 	ASSERT_NE(NULL, k);
 	ASSERT_EQ(0, pto_graph_new(self->dev, &g));
-	ret = pto_graph_add_task(g, &d);
+	EXPECT_EQ(-EINVAL, pto_graph_add_task(g, &d));
+	EXPECT_NE(NULL, strstr(pto_graph_error(g), "HardSyncallOccupancy"))
+		TH_LOG("%s", pto_graph_error(g));
+	EXPECT_EQ(0U, pto_graph_task_count(g));
 	pto_graph_free(g);
 	pto_kernel_free(k);
-	if (ret >= 0)
-		SKIP(return,
-		     "libpto does not apply HardSyncallOccupancy at build time (the device refuses at submit)");
-	EXPECT_EQ(-EINVAL, ret);
+}
+
+/*
+ * The guide's rule: a literal grid that matches today's device is refused
+ * at build (it breaks on another); the message names the sentinel to use.
+ * The wrong sentinel for the launch's shape and a missing sync_start are
+ * refused too. @ct/@type: the kernel; @aiv_slot: it goes in kernel_aiv.
+ */
+static void expect_literal_refused(struct __test_metadata *_metadata,
+				   FIXTURE_DATA(hard) *self,
+				   enum pto_core_type ct, unsigned int type,
+				   unsigned int literal, uint32_t wrong,
+				   const char *want)
+{
+	struct pto_kernel *k = hard_kernel(_metadata, self, ct, type);
+	struct pto_tensor *args[2] = { self->vals, self->mism };
+	struct pto_task_desc d = {
+		.block_num = literal, .flags = PTO_TASK_SYNC_START,
+		.tensors = args, .num_tensors = 2,
+	};
+	struct pto_graph *g;
+
+	ASSERT_NE(NULL, k);
+	if (ct == PTO_CORE_AIV)
+		d.kernel_aiv = k;
+	else
+		d.kernel_aic = k;
+	ASSERT_EQ(0, pto_graph_new(self->dev, &g));
+	EXPECT_EQ(-EINVAL, pto_graph_add_task(g, &d));
+	EXPECT_NE(NULL, strstr(pto_graph_error(g), want))
+		TH_LOG("%s", pto_graph_error(g));
+	EXPECT_NE(NULL, strstr(pto_graph_error(g), "breaks on another"))
+		TH_LOG("%s", pto_graph_error(g));
+	TH_LOG("literal %u: %s", literal, pto_graph_error(g));
+	d.block_num = wrong;
+	EXPECT_EQ(-EINVAL, pto_graph_add_task(g, &d));
+	EXPECT_NE(NULL, strstr(pto_graph_error(g), want))
+		TH_LOG("%s", pto_graph_error(g));
+	d.block_num = ct == PTO_CORE_AIV ? PTO_GRID_ALL_AIV :
+					   PTO_GRID_ALL_CLUSTERS;
+	d.flags = 0;
+	EXPECT_EQ(-EINVAL, pto_graph_add_task(g, &d));
+	EXPECT_NE(NULL, strstr(pto_graph_error(g), "PTO_TASK_SYNC_START"))
+		TH_LOG("%s", pto_graph_error(g));
+	d.flags = PTO_TASK_SYNC_START;
+	EXPECT_EQ(0, pto_graph_add_task(g, &d)) TH_LOG("%s", pto_graph_error(g));
+	EXPECT_EQ(1U, pto_graph_task_count(g));
+	pto_graph_free(g);
+	pto_kernel_free(k);
+}
+
+TEST_F(hard, libpto_refuses_literal_aiv_grid)
+{
+	expect_literal_refused(_metadata, self, PTO_CORE_AIV, PTO_SYNC_AIV,
+			       self->aiv, PTO_GRID_ALL_CLUSTERS,
+			       "PTO_GRID_ALL_AIV");
+}
+
+TEST_F(hard, libpto_refuses_literal_aic_grid)
+{
+	expect_literal_refused(_metadata, self, PTO_CORE_AIC, PTO_SYNC_AIC,
+			       self->clusters, PTO_GRID_ALL_AIV,
+			       "PTO_GRID_ALL_CLUSTERS");
+}
+
+/* ------------------------------------------------------------ sentinels */
+
+/*
+ * Raw queue: a HARD launch given as a grid sentinel runs on every core of
+ * its type; its CQEs carry the resolved blocks 0..@blocks-1, @parts units
+ * each. The device also takes the literal that matches (the refusal of
+ * literals is libpto's, at graph build).
+ */
+static void sentinel_run(struct __test_metadata *_metadata,
+			 FIXTURE_DATA(hard) *self, struct pto_kernel *aiv,
+			 struct pto_kernel *aic, uint32_t grid,
+			 unsigned int blocks, unsigned int parts)
+{
+	struct pto_tensor *args[2] = { self->vals, self->mism };
+	struct pto_task_desc d = {
+		.kernel_aiv = aiv, .kernel_aic = aic, .block_num = grid,
+		.flags = PTO_TASK_SYNC_START, .tensors = args, .num_tensors = 2,
+	};
+	unsigned int max = blocks * parts + 8, i, pass;
+	struct pto_cqe *c = calloc(max, sizeof(*c));
+	uint32_t seen_hi;
+	uint64_t id;
+	int n;
+
+	ASSERT_NE(NULL, c);
+	for (pass = 0; pass < 2; pass++) {
+		d.block_num = pass ? blocks : grid;
+		n = pto_test_submit_one(self->q, &d, c, max, RUN_TIMEOUT, &id);
+		ASSERT_EQ((int)(blocks * parts), n)
+			TH_LOG("block_num 0x%x: %d CQEs", d.block_num, n);
+		seen_hi = 0;
+		for (i = 0; i < (unsigned int)n; i++) {
+			EXPECT_EQ(id, c[i].task_id);
+			EXPECT_EQ(PTO_STATUS_OK, c[i].info.status)
+				TH_LOG("block %u: %s detail %llu", c[i].info.block,
+				       pto_status_name(c[i].info.status),
+				       (unsigned long long)c[i].info.detail);
+			EXPECT_LT(c[i].info.block, blocks);
+			if (c[i].info.block + 1 > seen_hi)
+				seen_hi = c[i].info.block + 1;
+		}
+		EXPECT_EQ(blocks, seen_hi);
+	}
+	free(c);
+}
+
+TEST_F(hard, sentinel_all_aiv_raw_queue)
+{
+	struct pto_kernel *k = hard_kernel(_metadata, self, PTO_CORE_AIV,
+					   PTO_SYNC_AIV);
+
+	ASSERT_NE(NULL, k);
+	sentinel_run(_metadata, self, k, NULL, PTO_GRID_ALL_AIV, self->aiv, 1);
+	pto_kernel_free(k);
+}
+
+TEST_F(hard, sentinel_all_clusters_aic_raw_queue)
+{
+	struct pto_kernel *k = hard_kernel(_metadata, self, PTO_CORE_AIC,
+					   PTO_SYNC_AIC);
+
+	ASSERT_NE(NULL, k);
+	sentinel_run(_metadata, self, NULL, k, PTO_GRID_ALL_CLUSTERS,
+		     self->clusters, 1);
+	pto_kernel_free(k);
+}
+
+TEST_F(hard, sentinel_all_clusters_mixed_raw_queue)
+{
+	struct pto_kernel *kc = hard_kernel(_metadata, self, PTO_CORE_AIC,
+					    PTO_SYNC_MIX);
+	struct pto_kernel *kv = NULL;
+
+	ASSERT_NE(NULL, kc);
+	ASSERT_EQ(0, pto_test_build_rounds(self->dev, PTO_CORE_AIV,
+					   PTO_SYNC_HARD, PTO_SYNC_MIX, -1, 2,
+					   1, &kv, self->err,
+					   sizeof(self->err)))
+		TH_LOG("%s", self->err);
+	sentinel_run(_metadata, self, kv, kc, PTO_GRID_ALL_CLUSTERS,
+		     self->clusters, 2);
+	pto_kernel_free(kv);
+	pto_kernel_free(kc);
+}
+
+/*
+ * The wrong sentinel for the shape resolves to a count the barrier does
+ * not fit: refused at intake as any other count (REASON_SYNCALL, detail =
+ * the blocks it needs).
+ */
+TEST_F(hard, sentinel_of_other_shape_refused)
+{
+	struct pto_kernel *kv = hard_kernel(_metadata, self, PTO_CORE_AIV,
+					    PTO_SYNC_AIV);
+	struct pto_kernel *kc = hard_kernel(_metadata, self, PTO_CORE_AIC,
+					    PTO_SYNC_AIC);
+
+	ASSERT_NE(NULL, kv);
+	ASSERT_NE(NULL, kc);
+	expect_syncall_refusal(_metadata, self, kv, NULL,
+			       PTO_GRID_ALL_CLUSTERS, PTO_TASK_SYNC_START,
+			       DRM_PTO_NPU_REASON_SYNCALL, self->aiv);
+	expect_syncall_refusal(_metadata, self, NULL, kc, PTO_GRID_ALL_AIV,
+			       PTO_TASK_SYNC_START, DRM_PTO_NPU_REASON_SYNCALL,
+			       self->clusters);
+	/* Without sync_start the sentinel is resolved, the rule still applies. */
+	expect_syncall_refusal(_metadata, self, kv, NULL, PTO_GRID_ALL_AIV, 0,
+			       DRM_PTO_NPU_REASON_SYNCALL, self->aiv);
+	pto_kernel_free(kc);
+	pto_kernel_free(kv);
+}
+
+/* Sentinels neighbouring them are ordinary counts over the cap. */
+TEST_F(hard, sentinel_neighbours_refused_as_block_num)
+{
+	struct pto_kernel *k = hard_kernel(_metadata, self, PTO_CORE_AIV,
+					   PTO_SYNC_AIV);
+	struct pto_tensor *args[2] = { self->vals, self->mism };
+	struct pto_task_desc d = {
+		.kernel_aiv = k, .block_num = 0xfffffffdu,
+		.flags = PTO_TASK_SYNC_START, .tensors = args, .num_tensors = 2,
+	};
+	struct pto_cqe c;
+
+	ASSERT_NE(NULL, k);
+	submit_one(_metadata, self, &d, &c);
+	EXPECT_EQ(PTO_STATUS_INVALID, c.info.status);
+	EXPECT_EQ(PTO_REASON_BLOCK_NUM, c.info.reason);
+	EXPECT_EQ(0xfffffffdull, c.info.detail);
+	pto_kernel_free(k);
 }
 
 /* ------------------------------------------------------------ faults */
@@ -544,7 +742,7 @@ TEST_F(hard, block_exits_early_barrier_fault)
 	long timeout_ms = pto_test_param_read("timeout_ms");
 	struct pto_kernel *bad, *good;
 	struct pto_tensor *v, *m, *args[2];
-	struct pto_task_desc d = { .block_num = self->aiv,
+	struct pto_task_desc d = { .block_num = PTO_GRID_ALL_AIV,
 				   .flags = PTO_TASK_SYNC_START,
 				   .num_tensors = 2, .tensors = args };
 	struct pto_graph *g;
@@ -619,7 +817,7 @@ TEST_F(hard, close_mid_barrier)
 {
 	struct pto_kernel *good;
 	struct pto_tensor *v, *m, *args[2];
-	struct pto_task_desc d = { .block_num = self->aiv,
+	struct pto_task_desc d = { .block_num = PTO_GRID_ALL_AIV,
 				   .flags = PTO_TASK_SYNC_START,
 				   .num_tensors = 2, .tensors = args };
 	struct pto_graph *g;

@@ -214,7 +214,7 @@ struct fz_cqe_seen {
 	unsigned long cqes;
 	unsigned long lasts;
 	unsigned long pristine;
-	unsigned long status[DRM_PTO_NPU_STATUS_WORK_BUDGET + 1];
+	unsigned long status[DRM_PTO_NPU_STATUS_WORKSPACE + 1];
 	/* Callback per LAST CQE, may be NULL. */
 	void (*last)(void *arg, const struct drm_pto_npu_cqe *c);
 	void *arg;

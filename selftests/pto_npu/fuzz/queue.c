@@ -131,7 +131,7 @@ static void fz_check_cqe(const struct drm_pto_npu_cqe *c, struct fz_cqe_seen *s)
 
 	fz_count(FZ_CQE);
 	s->cqes++;
-	if (c->status < 0 || c->status > DRM_PTO_NPU_STATUS_WORK_BUDGET) {
+	if (c->status < 0 || c->status > DRM_PTO_NPU_STATUS_WORKSPACE) {
 		fz_unexpected(FZ_CQE, "task %llu: status %d",
 			      (unsigned long long)c->task_id, c->status);
 		return;

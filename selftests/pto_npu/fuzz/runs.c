@@ -57,6 +57,7 @@ bool fz_run_status_ok(uint32_t s)
 	case DRM_PTO_NPU_STATUS_ARITH_FAULT:
 	case DRM_PTO_NPU_STATUS_LOOP_FAULT:
 	case DRM_PTO_NPU_STATUS_BARRIER_FAULT:
+	case DRM_PTO_NPU_STATUS_WORKSPACE:
 		return true;
 	}
 	return false;
