@@ -1184,7 +1184,7 @@ static void pto_describe(char *buf, size_t len, const struct pto_graph *g,
 		break;
 	case PTO_STATUS_WORKSPACE:
 		pto_msgf(buf, len,
-			 "SOFT syncall workspace contract broken: counter %lld is not a whole number of rounds of used_cores (not zero-initialised, shared, or used_cores outside the task's participants)",
+			 "SOFT syncall workspace broken at counter %lld: not whole rounds of used_cores, or used_cores out of range",
 			 (long long)detail);
 		break;
 	default:

@@ -30,6 +30,8 @@
 
 struct fake_task {
 	uint64_t user_data;
+	/* block_num as the entry gave it (a grid sentinel, unresolved) */
+	uint32_t sqe_block_num;
 	int32_t status;
 	uint32_t num_deps;
 	uint64_t deps[32];
@@ -150,6 +152,12 @@ static uint32_t fake_take(struct fake *f, uint32_t head)
 
 	t = fake_new_task(f);
 	t->user_data = e.user_data;
+	t->sqe_block_num = e.block_num;
+	/* The grid sentinels, resolved as the module does at intake. */
+	if (e.block_num == DRM_PTO_NPU_BLOCKS_ALL_AIV)
+		e.block_num = f->dev.info.aiv_cores;
+	else if (e.block_num == DRM_PTO_NPU_BLOCKS_ALL_CLUSTERS)
+		e.block_num = f->dev.info.clusters;
 	t->num_deps = e.num_deps;
 	for (i = 0; i < e.num_deps; i++) {
 		uint64_t dep = deps[i] > 0 ? (uint64_t)deps[i] :
@@ -1018,6 +1026,107 @@ static void run_ten_thousand_tasks(void)
 	run_teardown(&r);
 }
 
+/*
+ * HardSyncallOccupancy at build time: the grid of a HARD launch is sized
+ * from the device (PTO_GRID_ALL_AIV / _ALL_CLUSTERS); a literal, even one
+ * that matches this device, is refused, the message naming the sentinel.
+ */
+static void add_checks_hard_syncall_grid(void)
+{
+	struct add_fixture a;
+	struct pto_tensor *ts[2];
+	struct pto_task_desc d;
+
+	add_setup(&a);
+	a.aiv->hard_sync = PTO_SYNC_AIV;
+	d = add_desc(&a, ts, NULL, 0);
+	d.flags = PTO_TASK_SYNC_START;
+	d.block_num = 48;
+	expect_refused(&a, &d, -EINVAL,
+		       "not a literal 48 blocks: a literal that matches today's device breaks on another; use block_num = PTO_GRID_ALL_AIV (an AIV launch, PTO_SYNC_AIV)");
+	d.block_num = 47;
+	expect_refused(&a, &d, -EINVAL, "HardSyncallOccupancy");
+	d.block_num = PTO_GRID_ALL_CLUSTERS;
+	expect_refused(&a, &d, -EINVAL,
+		       "not a grid of 24 blocks: a literal that matches today's device breaks on another; use block_num = PTO_GRID_ALL_AIV");
+	d.block_num = PTO_GRID_ALL_AIV;
+	d.flags = 0;
+	expect_refused(&a, &d, -EINVAL, "needs PTO_TASK_SYNC_START");
+	d.flags = PTO_TASK_SYNC_START;
+	TAP_CHECK_EQ(pto_graph_add_task(a.g, &d), 0);
+
+	a.aic->hard_sync = PTO_SYNC_AIC;
+	d = (struct pto_task_desc){ .kernel_aic = a.aic, .block_num = 24,
+				    .flags = PTO_TASK_SYNC_START,
+				    .tensors = ts, .num_tensors = 1 };
+	expect_refused(&a, &d, -EINVAL,
+		       "use block_num = PTO_GRID_ALL_CLUSTERS (an AIC launch)");
+	d.block_num = PTO_GRID_ALL_CLUSTERS;
+	TAP_CHECK_EQ(pto_graph_add_task(a.g, &d), 1);
+
+	/* Without a HARD syncall, a sentinel is just the device's count. */
+	a.aiv->hard_sync = 0;
+	d = add_desc(&a, ts, NULL, 0);
+	d.block_num = PTO_GRID_ALL_AIV;
+	d.flags = PTO_TASK_SYNC_START;
+	TAP_CHECK_EQ(pto_graph_add_task(a.g, &d), 2);
+	d.block_num = PTO_GRID_ALL_CLUSTERS;
+	d.flags = 0;
+	TAP_CHECK_EQ(pto_graph_add_task(a.g, &d), 3);
+	add_teardown(&a);
+}
+
+/* A SOFT syncall's workspace: at least 16 int32 elements. */
+static void add_checks_soft_workspace(void)
+{
+	struct add_fixture a;
+	struct pto_tensor *ts[2], *small;
+	struct pto_task_desc d;
+
+	add_setup(&a);
+	a.aiv->soft_ws[1] = true;
+	a.aiv->arg_dtype[1] = PTO_DTYPE_I32;
+	d = add_desc(&a, ts, NULL, 0);
+	TAP_CHECK_EQ(pto_graph_add_task(a.g, &d), 0);
+	small = matrix(a.buf, 3 * 64 * 128 * 4, PTO_DTYPE_I32, 3, 5);
+	ts[1] = small;
+	expect_refused(&a, &d, -EINVAL,
+		       "tensor 1 is a SOFT syncall workspace of 15 elements: it needs 16 int32");
+	ts[1] = a.flags;
+	TAP_CHECK_EQ(pto_graph_add_task(a.g, &d), 1);
+	pto_tensor_free(small);
+	add_teardown(&a);
+}
+
+/* A grid sentinel goes to the device as is; the blocks come back resolved. */
+static void run_sends_grid_sentinels(void)
+{
+	const struct pto_block_info *b;
+	struct run_fixture r;
+	unsigned int n = 0, i;
+
+	run_setup(&r, 16, 256);
+	TAP_CHECK_EQ(run_add(&r, "all_aiv", PTO_GRID_ALL_AIV, 0, NULL, 0), 0);
+	TAP_CHECK_EQ(run_add(&r, "all_clusters", PTO_GRID_ALL_CLUSTERS, 0,
+			     NULL, 0), 1);
+	TAP_CHECK_EQ(run_add(&r, "literal", 5, 0, NULL, 0), 2);
+	TAP_CHECK_EQ(pto_graph_run(r.g, &r.f->q, 0), 0);
+	TAP_CHECK_EQ(r.f->ntasks, 3);
+	TAP_CHECK_EQ(r.f->tasks[0].sqe_block_num, DRM_PTO_NPU_BLOCKS_ALL_AIV);
+	TAP_CHECK_EQ(r.f->tasks[1].sqe_block_num,
+		     DRM_PTO_NPU_BLOCKS_ALL_CLUSTERS);
+	TAP_CHECK_EQ(r.f->tasks[2].sqe_block_num, 5);
+	TAP_CHECK_EQ(pto_graph_task_blocks(r.g, 0, &b, &n), 0);
+	TAP_CHECK_EQ(n, 48);
+	for (i = 0; i < n; i++)
+		TAP_CHECK_EQ(b[i].block, i);
+	TAP_CHECK_EQ(pto_graph_task_blocks(r.g, 1, &b, &n), 0);
+	TAP_CHECK_EQ(n, 24);
+	TAP_CHECK_EQ(pto_graph_task_blocks(r.g, 2, &b, &n), 0);
+	TAP_CHECK_EQ(n, 5);
+	run_teardown(&r);
+}
+
 static void status_and_reason_names(void)
 {
 	TAP_CHECK(!strcmp(pto_status_name(PTO_STATUS_OK), "OK"));
@@ -1027,7 +1136,8 @@ static void status_and_reason_names(void)
 			  "UNREPORTED"));
 	TAP_CHECK(!strcmp(pto_status_name(PTO_STATUS_NOMEM), "NOMEM"));
 	TAP_CHECK(!strcmp(pto_status_name(PTO_STATUS_WORK_BUDGET), "WORK_BUDGET"));
-	TAP_CHECK(!strcmp(pto_status_name(12), "UNKNOWN"));
+	TAP_CHECK(!strcmp(pto_status_name(PTO_STATUS_WORKSPACE), "WORKSPACE"));
+	TAP_CHECK(!strcmp(pto_status_name(13), "UNKNOWN"));
 	TAP_CHECK(!strcmp(pto_status_name(-3), "UNKNOWN"));
 	TAP_CHECK(!strcmp(pto_reason_name(PTO_REASON_TENSOR_RANGE),
 			  "TENSOR_RANGE"));
@@ -1055,4 +1165,7 @@ TAP_MAIN(TAP_TEST(add_returns_indexes_and_copies_names),
 	 TAP_TEST(run_again_ignores_stale_completions),
 	 TAP_TEST(run_times_out_and_withdraws),
 	 TAP_TEST(run_refuses_a_busy_or_foreign_queue),
-	 TAP_TEST(run_ten_thousand_tasks), TAP_TEST(status_and_reason_names))
+	 TAP_TEST(run_ten_thousand_tasks),
+	 TAP_TEST(add_checks_hard_syncall_grid),
+	 TAP_TEST(add_checks_soft_workspace),
+	 TAP_TEST(run_sends_grid_sentinels), TAP_TEST(status_and_reason_names))

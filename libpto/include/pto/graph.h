@@ -58,7 +58,14 @@ PTO_API void pto_graph_free(struct pto_graph *g);
  * dependencies on earlier tasks (repeats are dropped); a predicate on a
  * signed integer element of one of the task's tensors, whose producers in
  * @g are among the dependencies; the cross-core ring: PUSH/POP, split_mode
- * and slot_num only in a mixed task, whose kernels pass pto_mixed_check().
+ * and slot_num only in a mixed task, whose kernels pass pto_mixed_check();
+ * a SOFT syncall's workspace of at least PTO_SOFT_WS_ELEMS elements. A
+ * task whose kernel has a HARD syncall (HardSyncallOccupancy) must be
+ * PTO_TASK_SYNC_START with its grid sized from the device: block_num
+ * PTO_GRID_ALL_AIV (an AIV launch, PTO_SYNC_AIV) or PTO_GRID_ALL_CLUSTERS
+ * (an AIC or mixed launch); a literal block count is refused even when it
+ * matches this device, as it breaks on another. A grid sentinel is sent
+ * as is and resolved by the device; the task's blocks are its count.
  *
  * Return: the task's index in @g (0 for the first), or -EINVAL (the
  * reason is in pto_graph_error()), -ENOSPC (a mixed task's ring slots do
