@@ -107,9 +107,9 @@ struct pto_gm_hist {
 };
 
 /**
- * struct pto_gm_pend - a line a unit holds unpublished (sanitizer)
+ * struct pto_gm_pend - what one unit holds unpublished in a line (sanitizer)
  * @mask: bytes it stored
- * @unit: the unit (the first to store to the line)
+ * @unit: the unit
  * @pc: its last store
  * @tensor: its tensor argument
  */
@@ -121,15 +121,27 @@ struct pto_gm_pend {
 };
 
 /**
+ * struct pto_gm_pends - the units holding one line unpublished
+ * @n: entries
+ * @cap: room in @p
+ * @p: one per unit, in the order they first stored
+ */
+struct pto_gm_pends {
+	u32 n;
+	u32 cap;
+	struct pto_gm_pend *p;
+};
+
+/**
  * struct pto_gm_task - a task's GM history
  * @lock: everything below; taken by units of the task only
  * @seq: publications (FENCE) so far
  * @hist: line index -> struct pto_gm_hist
- * @pend: line index -> struct pto_gm_pend (sanitizer)
+ * @pend: line index -> struct pto_gm_pends (sanitizer)
  * @bytes: memory of @hist
  */
 struct pto_gm_task {
-	struct mutex lock;
+	struct mutex lock;	/* the fields below */
 	u64 seq;
 	struct xarray hist;
 	struct xarray pend;
@@ -195,6 +207,7 @@ static u16 pto_gm_observed(const struct pto_task *t)
 
 static struct pto_gm_task *pto_gm_task_peek(struct pto_task *t)
 {
+	/* Pairs with the cmpxchg_release() that published it. */
 	return smp_load_acquire(&t->gm);
 }
 
@@ -227,8 +240,8 @@ static struct pto_gm_task *pto_gm_task_get(struct pto_task *t)
 void pto_gm_task_free(struct pto_task *t)
 {
 	struct pto_gm_task *g = t->gm;
+	struct pto_gm_pends *ps;
 	struct pto_gm_hist *h;
-	struct pto_gm_pend *p;
 	unsigned long idx;
 
 	if (!g)
@@ -237,8 +250,10 @@ void pto_gm_task_free(struct pto_task *t)
 		kfree(h->v);
 		kfree(h);
 	}
-	xa_for_each(&g->pend, idx, p)
-		kfree(p);
+	xa_for_each(&g->pend, idx, ps) {
+		kfree(ps->p);
+		kfree(ps);
+	}
 	xa_destroy(&g->hist);
 	xa_destroy(&g->pend);
 	mutex_destroy(&g->lock);
@@ -358,12 +373,20 @@ static void pto_gm_check_pend(struct pto_gm_view *v,
 			      struct pto_gm_task *g, unsigned long idx,
 			      u64 want)
 {
-	struct pto_gm_pend *p = xa_load(&g->pend, idx);
+	struct pto_gm_pends *ps = xa_load(&g->pend, idx);
+	u32 i;
 
-	if (p && p->unit != v->unit && (p->mask & want))
-		pto_gm_report(v, a, DRM_PTO_NPU_HAZARD_UNFENCED,
-			      pto_gm_line_addr(idx) + __ffs64(p->mask & want),
-			      p->unit, p->pc, p->tensor);
+	for (i = 0; ps && i < ps->n; i++) {
+		const struct pto_gm_pend *p = &ps->p[i];
+
+		if (p->unit != v->unit && (p->mask & want)) {
+			pto_gm_report(v, a, DRM_PTO_NPU_HAZARD_UNFENCED,
+				      pto_gm_line_addr(idx) +
+				      __ffs64(p->mask & want),
+				      p->unit, p->pc, p->tensor);
+			return;
+		}
+	}
 }
 
 /* Load @n bytes at @gm (offset @off in line @idx) into @dst. */
@@ -488,22 +511,32 @@ static void pto_gm_hist_add(struct pto_gm_task *g, unsigned long idx,
 	memcpy(ver->data, d->data, PTO_GM_LINE);
 }
 
+/* Sanitizer: @unit no longer holds line @idx unpublished; g->lock held. */
+static void pto_gm_pend_drop(struct pto_gm_task *g, unsigned long idx,
+			     u32 unit)
+{
+	struct pto_gm_pends *ps = xa_load(&g->pend, idx);
+	u32 i;
+
+	for (i = 0; ps && i < ps->n; i++) {
+		if (ps->p[i].unit != unit)
+			continue;
+		memmove(&ps->p[i], &ps->p[i + 1],
+			(ps->n - i - 1) * sizeof(ps->p[0]));
+		ps->n--;
+		return;
+	}
+}
+
 /* Publish (or write back) line @idx of the view; g->lock held. */
 static void pto_gm_publish_line(struct pto_gm_view *v, struct pto_task *t,
 				struct pto_gm_task *g, unsigned long idx,
 				struct pto_gm_line *d, u64 seq)
 {
-	struct pto_gm_pend *p;
-
 	pto_gm_hist_add(g, idx, d, seq, v->unit);
 	pto_gm_merge(pto_gm_line_addr(idx), d->data, d->mask);
-	if (t->sanitized) {
-		p = xa_load(&g->pend, idx);
-		if (p && p->unit == v->unit) {
-			xa_erase(&g->pend, idx);
-			kfree(p);
-		}
-	}
+	if (t->sanitized)
+		pto_gm_pend_drop(g, idx, v->unit);
 	xa_erase(&v->dirty, idx);
 	kfree(d);
 	v->ndirty--;
@@ -538,25 +571,39 @@ static int pto_gm_publish(struct pto_gm_view *v, struct pto_task *t,
 static int pto_gm_pend_note(struct pto_gm_view *v, struct pto_gm_task *g,
 			    unsigned long idx, const struct pto_gm_line *d)
 {
+	struct pto_gm_pends *ps;
 	struct pto_gm_pend *p;
-	int ret = 0;
+	int ret = -ENOMEM;
+	u32 i;
 
 	mutex_lock(&g->lock);
-	p = xa_load(&g->pend, idx);
-	if (!p) {
-		p = kmalloc(sizeof(*p), GFP_KERNEL);
-		if (!p || xa_err(xa_store(&g->pend, idx, p, GFP_KERNEL))) {
-			kfree(p);
-			ret = -ENOMEM;
+	ps = xa_load(&g->pend, idx);
+	if (!ps) {
+		ps = kzalloc(sizeof(*ps), GFP_KERNEL);
+		if (!ps || xa_err(xa_store(&g->pend, idx, ps, GFP_KERNEL))) {
+			kfree(ps);
 			goto out;
 		}
-		p->unit = v->unit;
 	}
-	if (p->unit == v->unit) {
-		p->mask = d->mask;
-		p->pc = d->pc;
-		p->tensor = d->tensor;
+	for (i = 0; i < ps->n && ps->p[i].unit != v->unit; i++)
+		;
+	if (i == ps->n) {
+		if (ps->n == ps->cap) {
+			u32 cap = max_t(u32, 2, ps->cap * 2);
+
+			p = krealloc_array(ps->p, cap, sizeof(*p), GFP_KERNEL);
+			if (!p)
+				goto out;
+			ps->p = p;
+			ps->cap = cap;
+		}
+		ps->p[ps->n++].unit = v->unit;
 	}
+	p = &ps->p[i];
+	p->mask = d->mask;
+	p->pc = d->pc;
+	p->tensor = d->tensor;
+	ret = 0;
 out:
 	mutex_unlock(&g->lock);
 	return ret;
