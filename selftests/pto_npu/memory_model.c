@@ -307,6 +307,74 @@ TEST_F(mm, coherent_queue_hides_the_missing_cacheinvalid)
 	one(_metadata, self, NO_INVAL, PTO_QUEUE_COHERENT);
 }
 
+/*
+ * The queue API, without graphs: the hazard records come with the CQEs
+ * (pto_queue_reap_hazards()), and pto_hazard_str() names the location.
+ */
+static void queue_api(struct __test_metadata *_metadata,
+		      FIXTURE_DATA(mm) *self, enum variant v)
+{
+	struct pto_queue_params p = { .flags = PTO_QUEUE_SANITIZE };
+	struct pto_tensor *args[3] = { self->vals, self->mism, self->ws };
+	int64_t used = BLOCKS, deadline = pto_time_ns() + RUN_TIMEOUT;
+	struct pto_task_desc d = {
+		.block_num = BLOCKS, .flags = PTO_TASK_SYNC_START,
+		.tensors = args, .num_tensors = 3, .scalars = &used,
+		.num_scalars = 1,
+	};
+	struct pto_cqe c[BLOCKS];
+	struct pto_hazard h[BLOCKS];
+	unsigned int got = 0, flagged = 0, i;
+	uint32_t consumed = 0;
+	uint64_t first = 0;
+	struct pto_queue *q;
+	char text[512];
+
+	ASSERT_EQ(0, build_exchange(self->dev, v, &self->x, self->err,
+				    sizeof(self->err))) TH_LOG("%s", self->err);
+	d.kernel_aiv = self->x.k;
+	memset(pto_tensor_data(self->vals), 0, BLOCKS * 4);
+	memset(pto_tensor_data(self->ws), 0, WS_INTS * 4);
+	ASSERT_EQ(0, pto_queue_create_params(self->dev, &p, &q));
+	ASSERT_EQ(0, pto_queue_push_task(q, &d));
+	ASSERT_EQ(0, pto_queue_doorbell(q, 0, 0, &consumed, &first));
+	ASSERT_EQ(1, (int)consumed);
+	while (got < BLOCKS) {
+		int n = pto_queue_reap_hazards(q, c + got, NULL, h + got,
+					       BLOCKS - got);
+
+		ASSERT_LE(0, n);
+		got += n;
+		if (got < BLOCKS)
+			ASSERT_EQ(0, pto_queue_wait(q, deadline));
+	}
+	for (i = 0; i < BLOCKS; i++) {
+		EXPECT_EQ(first, c[i].task_id);
+		if (!(c[i].info.flags & PTO_BLOCK_HAZARD)) {
+			EXPECT_EQ(PTO_HAZARD_NONE, (int)h[i].kind);
+			continue;
+		}
+		flagged++;
+		EXPECT_EQ(self->x.gld_pc, h[i].pc);
+		EXPECT_EQ(self->x.gst_pc, h[i].other_pc);
+		EXPECT_EQ(first_stale(v, c[i].info.block), h[i].elem);
+		ASSERT_LT(0, pto_hazard_str(&c[i], &h[i], text, sizeof(text)));
+		EXPECT_NE(NULL, strstr(text, "pc ")) TH_LOG("%s", text);
+	}
+	EXPECT_EQ(v == PATTERN ? 0 : BLOCKS, (int)flagged);
+	pto_queue_destroy(q);
+}
+
+TEST_F(mm, queue_api_reports_missing_fence)
+{
+	queue_api(_metadata, self, NO_FENCE);
+}
+
+TEST_F(mm, queue_api_pattern_is_clean)
+{
+	queue_api(_metadata, self, PATTERN);
+}
+
 /* The same wrong answer every run, whatever ran first. */
 TEST_F(mm, wrong_answer_is_deterministic)
 {
