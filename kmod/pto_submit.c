@@ -119,6 +119,9 @@ static struct pto_task *pto_task_alloc(struct pto_ctx *ctx,
 		nrings * sizeof(struct pto_xring_set);
 	if (q->prof)
 		size += (size_t)nb * nparts * sizeof(struct pto_unit_prof);
+	if (q->haz)
+		size += ((size_t)nb * nparts + 1) *
+			sizeof(struct drm_pto_npu_hazard);
 	t = pto_task_mem_alloc(ctx->pdev->sched, size);
 	if (!t)
 		return NULL;
@@ -133,9 +136,13 @@ static struct pto_task *pto_task_alloc(struct pto_ctx *ctx,
 	p += ns * sizeof(s64);
 	t->edges = (struct pto_edge *)p;
 	p += nd * sizeof(struct pto_edge);
-	/* Then, when the queue profiles, the waits (pto_task_prof()). */
+	/*
+	 * Then, when the queue profiles, the waits (pto_task_prof()), and
+	 * when it sanitizes, the hazard records (pto_task_haz()).
+	 */
 	t->recs = (struct pto_unit_rec *)p;
 	t->profiled = !!q->prof;
+	t->sanitized = !!q->haz;
 
 	t->ctx = ctx;
 	t->queue = q;
