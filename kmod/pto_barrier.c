@@ -255,19 +255,19 @@ static struct pto_targ *pto_soft_ws(struct pto_task *task, s32 *counter,
 static bool pto_soft_keeps(struct pto_targ *ws, s64 parties, s32 cur,
 			   s64 used)
 {
-	if (ws->soft_used < 0 || used < 1 || used > parties ||
+	/* parties <= PTO_MAX_BLOCK_NUM * 3: used_cores fits soft_used. */
+	BUILD_BUG_ON((u64)PTO_MAX_BLOCK_NUM * 3 >= PTO_SOFT_BROKEN);
+	if (ws->soft_used == PTO_SOFT_BROKEN || used < 1 || used > parties ||
 	    cur == S32_MAX)
 		return false;
 	if (!ws->soft_used) {
 		if (cur < 0 || cur % used)
 			return false;
 		ws->soft_used = used;
-		ws->soft_base = cur;
-		ws->soft_n = 0;
+		ws->soft_next = cur;
 		return true;
 	}
-	return used == ws->soft_used &&
-	       (s64)cur == (s64)ws->soft_base + ws->soft_n;
+	return used == ws->soft_used && cur == ws->soft_next;
 }
 
 /*
@@ -282,18 +282,18 @@ static s32 pto_soft_break_locked(struct pto_sched *s, struct pto_task *task,
 	struct pto_core *w, *tmp;
 
 	lockdep_assert_held(&s->soft_lock);
-	if (ws->soft_used >= 0) {
-		ws->soft_used = -1;
-		ws->soft_base = cur;
+	if (ws->soft_used != PTO_SOFT_BROKEN) {
+		ws->soft_used = PTO_SOFT_BROKEN;
+		ws->soft_next = cur;
 	}
 	list_for_each_entry_safe(w, tmp, &s->soft_waiters, park_link) {
 		if (w->run_task == task &&
 		    w->soft_counter == (s32 *)ws->base) {
-			w->soft_seen = ws->soft_base;
+			w->soft_seen = ws->soft_next;
 			list_move_tail(&w->park_link, release);
 		}
 	}
-	core->soft_seen = ws->soft_base;
+	core->soft_seen = ws->soft_next;
 	return DRM_PTO_NPU_STATUS_WORKSPACE;
 }
 
@@ -337,7 +337,7 @@ s32 pto_barrier_soft(struct pto_task *task, struct pto_core *core,
 		pto_unpark_list(s, &release, DRM_PTO_NPU_STATUS_WORKSPACE);
 		return st;
 	}
-	ws->soft_n++;
+	ws->soft_next = cur + 1;
 	/* The counter only grows: the round ends at the next multiple. */
 	target = ((s64)cur / used + 1) * used;
 	if (cur + 1 != target) {

@@ -15,6 +15,8 @@ struct pto_task;
 #define PTO_STATUS_PARKED S32_MIN
 /* Elements of a SOFT syncall workspace: 16 int32, one 64-byte line. */
 #define PTO_SOFT_WS_ELEMS 16
+/* pto_targ.soft_used of a workspace whose contract is broken. */
+#define PTO_SOFT_BROKEN U16_MAX
 
 s32 pto_barrier_hard(struct pto_task *task, struct pto_core *core);
 s32 pto_barrier_soft(struct pto_task *task, struct pto_core *core,

@@ -27,11 +27,13 @@ struct pto_gm_task;
  * @dtype: enum pto_isa_dtype
  * @esize: element bytes
  * @soft_used: SOFT syncall workspace (pto_barrier.c, soft_lock): the
- *             used_cores of the task's first arrival, 0 before it, -1 once
- *             the contract is broken
- * @soft_base: the counter at that first arrival; once broken, the value
- *             that broke it (every unit's detail)
- * @soft_n: the task's arrivals on the workspace so far
+ *             used_cores of the task's first arrival, 0 before it,
+ *             PTO_SOFT_BROKEN once the contract is broken
+ * @soft_next: the counter the task's next arrival must find; once broken,
+ *             the value that broke it (every unit's detail)
+ *
+ * The SOFT fields fill the padding after @esize: a task stays within its
+ * small-task cache object (pto_task_mem.c).
  */
 struct pto_targ {
 	struct pto_bo *bo;
@@ -42,9 +44,8 @@ struct pto_targ {
 	u64 col_stride;
 	u8 dtype;
 	u8 esize;
-	s32 soft_used;
-	s32 soft_base;
-	u32 soft_n;
+	u16 soft_used;
+	s32 soft_next;
 };
 
 enum pto_ts {
