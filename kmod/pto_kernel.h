@@ -30,6 +30,10 @@ static inline u32 pto_buf_base(const struct pto_topology *t, u8 buf)
 
 #define PTO_TILE_ALIGN 64
 
+/* How a task accesses a tensor argument: its direction, or its kernels' use. */
+#define PTO_ACC_READ 0x1
+#define PTO_ACC_WRITE 0x2
+
 /**
  * struct pto_tile_layout - a verified tile register
  * @dtype: enum pto_isa_dtype
@@ -76,6 +80,8 @@ struct pto_ring_use {
  * @num_tensor_args: tensor arguments the program uses
  * @num_scalar_args: scalar arguments the program uses
  * @arg_dtype: dtype each tensor argument is used as (0: any)
+ * @arg_access: how the program accesses each tensor argument (PTO_ACC_*):
+ *              what the sanitizer assumes of an argument with no direction
  * @ub_used: bytes of UB the tiles take (AIV); the ring goes after them
  * @local_end: the end of the highest tile in the core's local memory (its
  *             buffers' bases added): all a unit of it can write there
@@ -94,6 +100,7 @@ struct pto_kernel {
 	u32 num_tensor_args;
 	u32 num_scalar_args;
 	u8 arg_dtype[PTO_MAX_TENSOR_ARGS];
+	u8 arg_access[PTO_MAX_TENSOR_ARGS];
 	u32 ub_used;
 	u32 local_end;
 	struct pto_ring_use push;

@@ -31,6 +31,7 @@ struct pto_task;
  * @live: tasks of this queue whose CQEs are not all posted
  * @waiters: threads in QUEUE_WAIT on this queue
  * @work_budget: instructions each unit of its tasks may execute
+ * @sanitize: DRM_PTO_NPU_QUEUE_F_SANITIZE: check GM hazards
  */
 struct pto_queue {
 	struct pto_ctx *ctx;
@@ -49,6 +50,7 @@ struct pto_queue {
 	atomic_t live;
 	atomic_t waiters;
 	u64 work_budget;
+	bool sanitize;
 };
 
 /* pto_queue.c: queues, completions, doorbell fences */

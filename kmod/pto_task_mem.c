@@ -186,6 +186,9 @@ void pto_task_put_resources(struct pto_task *task)
 			pto_kernel_put(task->kern[i]);
 	if (task->batch)
 		dma_fence_put(&task->batch->base);
+	if (task->edges_ext)
+		kfree(task->edges);
+	kfree(task->intake_haz);
 }
 
 /**

@@ -52,6 +52,9 @@ TRACE_DEFINE_ENUM(DRM_PTO_NPU_REASON_SYNC_START);
 TRACE_DEFINE_ENUM(DRM_PTO_NPU_REASON_RING);
 TRACE_DEFINE_ENUM(DRM_PTO_NPU_REASON_SLOT_BUDGET);
 TRACE_DEFINE_ENUM(DRM_PTO_NPU_REASON_SYNCALL);
+TRACE_DEFINE_ENUM(DRM_PTO_NPU_HAZARD_NONE);
+TRACE_DEFINE_ENUM(DRM_PTO_NPU_HAZARD_PREDICATE);
+TRACE_DEFINE_ENUM(DRM_PTO_NPU_HAZARD_RACE);
 TRACE_DEFINE_ENUM(PTO_CORE_AIV);
 TRACE_DEFINE_ENUM(PTO_CORE_AIC);
 
@@ -217,6 +220,35 @@ DEFINE_EVENT(pto_task_class, pto_skip,
 DEFINE_EVENT(pto_task_class, pto_fault,
 	     TP_PROTO(const struct pto_task *t),
 	     TP_ARGS(t));
+
+/*
+ * Dependency inference at intake: @edges linked in all, @inferred of them
+ * inferred from tensor directions (the others named by the task), and the
+ * kind of hazard the sanitizer found at intake (0: none).
+ */
+TRACE_EVENT(pto_infer,
+	    TP_PROTO(const struct pto_task *t, u32 hazard),
+	    TP_ARGS(t, hazard),
+	    TP_STRUCT__entry(__field(u64, ctx)
+			     __field(u64, task)
+			     __field(u32, dev)
+			     __field(u32, edges)
+			     __field(u32, inferred)
+			     __field(u32, hazard)),
+	    TP_fast_assign(__entry->ctx = t->ctx->uid;
+			   __entry->task = t->id;
+			   __entry->dev = t->ctx->pdev->index;
+			   __entry->edges = t->num_edges;
+			   __entry->inferred = t->num_inferred;
+			   __entry->hazard = hazard;),
+	    TP_printk("dev=%u ctx=%llu task=%llu edges=%u inferred=%u hazard=%s",
+		      __entry->dev, __entry->ctx, __entry->task,
+		      __entry->edges, __entry->inferred,
+		      __print_symbolic(__entry->hazard,
+				       { DRM_PTO_NPU_HAZARD_NONE, "NONE" },
+				       { DRM_PTO_NPU_HAZARD_PREDICATE, "PREDICATE" },
+				       { DRM_PTO_NPU_HAZARD_RACE, "RACE" }))
+);
 
 #endif /* _PTO_TRACE_H_ */
 

@@ -334,7 +334,8 @@ static int pto_use_ring(struct pto_vctx *v, u32 pc, struct pto_ring_use *u,
 	return 0;
 }
 
-static int pto_use_arg(struct pto_vctx *v, u32 pc, s64 idx, u8 dtype)
+/* Tensor argument @idx used as @dtype (0: any), accessed as @acc (PTO_ACC_*). */
+static int pto_use_arg(struct pto_vctx *v, u32 pc, s64 idx, u8 dtype, u8 acc)
 {
 	struct pto_kernel *k = v->k;
 
@@ -343,6 +344,7 @@ static int pto_use_arg(struct pto_vctx *v, u32 pc, s64 idx, u8 dtype)
 				 "tensor argument %lld outside 0..%u", idx,
 				 PTO_MAX_TENSOR_ARGS - 1);
 	k->num_tensor_args = max_t(u32, k->num_tensor_args, idx + 1);
+	k->arg_access[idx] |= acc;
 	if (!dtype)
 		return 0;
 	if (k->arg_dtype[idx] && k->arg_dtype[idx] != dtype)
@@ -363,7 +365,8 @@ static int pto_verify_syncall(struct pto_vctx *v, u32 pc,
 	struct pto_kernel *k = v->k;
 
 	if (in->mode == PTO_SYNC_SOFT)
-		return pto_use_arg(v, pc, in->imm, PTO_ISA_I32);
+		return pto_use_arg(v, pc, in->imm, PTO_ISA_I32,
+				   PTO_ACC_READ | PTO_ACC_WRITE);
 	if (in->imm != PTO_SYNC_MIX &&
 	    in->imm != (v->core_type == PTO_CORE_AIV ? PTO_SYNC_AIV : PTO_SYNC_AIC))
 		return pto_vfail(v, pc, DRM_PTO_NPU_VERIFY_CORE_TYPE,
@@ -465,13 +468,13 @@ static int pto_verify_tile_op(struct pto_vctx *v, u32 pc,
 		if (d->buf == PTO_BUF_L0C)
 			return pto_vfail(v, pc, DRM_PTO_NPU_VERIFY_TILE_BUF,
 					 "TLOAD into L0C: load into L1/L0A/L0B");
-		return pto_use_arg(v, pc, in->imm, d->dtype);
+		return pto_use_arg(v, pc, in->imm, d->dtype, PTO_ACC_READ);
 	case PTO_OP_TSTORE:
 		if (!aiv && d->buf != PTO_BUF_L0C && d->buf != PTO_BUF_L1)
 			return pto_vfail(v, pc, DRM_PTO_NPU_VERIFY_TILE_BUF,
 					 "TSTORE from %s: store from L0C or L1",
 					 pto_buf_names[d->buf]);
-		return pto_use_arg(v, pc, in->imm, d->dtype);
+		return pto_use_arg(v, pc, in->imm, d->dtype, PTO_ACC_WRITE);
 	case PTO_OP_TFILL:
 		return 0;
 	case PTO_OP_PUSH:
@@ -587,10 +590,12 @@ static int pto_verify_insn(struct pto_vctx *v, u32 pc)
 					      in->imm + 1);
 		return 0;
 	case PTO_OP_GLD:
+		return pto_use_arg(v, pc, in->imm, 0, PTO_ACC_READ);
 	case PTO_OP_GST:
-		return pto_use_arg(v, pc, in->imm, 0);
+		return pto_use_arg(v, pc, in->imm, 0, PTO_ACC_WRITE);
 	case PTO_OP_ATOMIC_ADD:
-		return pto_use_arg(v, pc, in->imm, PTO_ISA_I32);
+		return pto_use_arg(v, pc, in->imm, PTO_ISA_I32,
+				   PTO_ACC_READ | PTO_ACC_WRITE);
 	case PTO_OP_SYNCALL:
 		return pto_verify_syncall(v, pc, in);
 	case PTO_OP_LOOP:
