@@ -68,10 +68,6 @@ struct pto_infer_buf {
 INTERVAL_TREE_DEFINE(struct pto_infer_rec, rb, u64, subtree_last,
 		     PTO_REC_START, PTO_REC_LAST, static, pto_itree)
 
-#define pto_itree_for_each(o, root, s, l) \
-	for (o = pto_itree_iter_first(root, s, l); o; \
-	     o = pto_itree_iter_next(o, s, l))
-
 /**
  * pto_infer_init - an empty set of trees
  * @ic: the context's
@@ -257,12 +253,14 @@ static int pto_infer_edges(struct pto_task *task, struct pto_infer_rec *r)
 {
 	struct pto_infer_rec *o;
 
-	pto_itree_for_each(o, &r->buf->wr, r->start, r->last)
+	for (o = pto_itree_iter_first(&r->buf->wr, r->start, r->last); o;
+	     o = pto_itree_iter_next(o, r->start, r->last))
 		if (o->directed && pto_infer_edge(task, o->task))
 			return -ENOMEM;
 	if (!(r->acc & PTO_ACC_WRITE))
 		return 0;
-	pto_itree_for_each(o, &r->buf->rd, r->start, r->last)
+	for (o = pto_itree_iter_first(&r->buf->rd, r->start, r->last); o;
+	     o = pto_itree_iter_next(o, r->start, r->last))
 		if (o->directed && pto_infer_edge(task, o->task))
 			return -ENOMEM;
 	return 0;
@@ -391,7 +389,8 @@ static void pto_infer_races(struct pto_task *task, struct pto_infer_rec *r,
 	u32 i;
 
 	for (i = 0; i < ((r->acc & PTO_ACC_WRITE) ? 2 : 1); i++)
-		pto_itree_for_each(o, roots[i], r->start, r->last) {
+		for (o = pto_itree_iter_first(roots[i], r->start, r->last); o;
+		     o = pto_itree_iter_next(o, r->start, r->last)) {
 			if (o->task == task || !all_known ||
 			    o->task->path_mark == task->id)
 				continue;
@@ -417,7 +416,8 @@ static void pto_infer_predicate(struct pto_infer_ctx *ic, struct pto_task *task,
 	if (!b)
 		return;
 	s = ta->offset + pto_targ_offset(ta, p->row, p->col) * ta->esize;
-	pto_itree_for_each(o, &b->wr, s, s + ta->esize - 1)
+	for (o = pto_itree_iter_first(&b->wr, s, s + ta->esize - 1); o;
+	     o = pto_itree_iter_next(o, s, s + ta->esize - 1))
 		if (o->task != task && (!last || o->task->id > last->task->id))
 			last = o;
 	if (last && all_known && last->task->path_mark != task->id)

@@ -82,7 +82,8 @@ int pto_targ_resolve(const struct drm_pto_npu_tensor_arg *arg, u64 bo_size,
 
 	t->esize = pto_dtype_size(arg->dtype);
 	t->dtype = arg->dtype;
-	if ((arg->flags & ~DRM_PTO_NPU_TENSOR_F_ALL) || !t->esize || n < 1 || n > 4 || arg->offset % t->esize)
+	if ((arg->flags & ~DRM_PTO_NPU_TENSOR_F_ALL) || !t->esize || n < 1 ||
+	    n > 4 || arg->offset % t->esize)
 		return DRM_PTO_NPU_REASON_TENSOR_LAYOUT;
 	ret = pto_targ_strides(arg, strides);
 	if (ret)
