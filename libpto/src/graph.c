@@ -1167,6 +1167,25 @@ PTO_API uint64_t pto_graph_task_id(const struct pto_graph *g, unsigned int idx)
 	return pto_task(g, idx)->task_id;
 }
 
+PTO_API int pto_graph_task_deps(const struct pto_graph *g, unsigned int idx,
+				uint32_t *deps, uint8_t *inferred,
+				unsigned int max)
+{
+	const struct pto_graph_task *t;
+	uint32_t d, n;
+
+	if (!g || idx >= g->tasks.n || (max && !deps))
+		return -EINVAL;
+	t = pto_task(g, idx);
+	n = pto_graph_ndeps(t);
+	for (d = 0; d < n && d < max; d++) {
+		deps[d] = pto_graph_dep(g, t, d);
+		if (inferred)
+			inferred[d] = d >= t->num_deps;
+	}
+	return (int)n;
+}
+
 PTO_API int pto_graph_task_blocks(const struct pto_graph *g, unsigned int idx,
 				  const struct pto_block_info **blocks,
 				  unsigned int *n)
