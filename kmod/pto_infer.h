@@ -16,7 +16,7 @@ struct pto_infer_buf;
 /* Empty per-buffer trees a context keeps for reuse (pto_infer.c). */
 #define PTO_INFER_IDLE_MAX 64
 /* Tasks the sanitizer's dependency path search visits (pto_infer.c). */
-#define PTO_INFER_PATH_MAX 64
+#define PTO_INFER_PATH_MAX 32
 
 /**
  * struct pto_infer_rec - one tensor argument's access, in its buffer's tree
