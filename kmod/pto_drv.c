@@ -90,6 +90,34 @@ static const struct kernel_param_ops pto_work_budget_ops = {
 module_param_cb(work_budget, &pto_work_budget_ops, &pto_work_budget, 0644);
 MODULE_PARM_DESC(work_budget, "Instructions a unit may execute, for queues created without a budget (1024-2^48, default 2^30)");
 
+static bool pto_noncoherent = true;
+module_param_named(noncoherent, pto_noncoherent, bool, 0644);
+MODULE_PARM_DESC(noncoherent, "GM as on the chip for queues that do not choose: per-core views, stores visible at FENCE or block end, loads stale until CACHEINVALID (default 1)");
+
+static bool pto_sanitize;
+module_param_named(sanitize, pto_sanitize, bool, 0644);
+MODULE_PARM_DESC(sanitize, "Check GM hazards on every queue (implies non-coherent GM unless the queue asks for coherent; default 0)");
+
+/**
+ * pto_default_noncoherent - non-coherent GM for queues that do not choose
+ *
+ * Return: the module parameter noncoherent.
+ */
+bool pto_default_noncoherent(void)
+{
+	return READ_ONCE(pto_noncoherent);
+}
+
+/**
+ * pto_default_sanitize - the sanitizer for every queue
+ *
+ * Return: the module parameter sanitize.
+ */
+bool pto_default_sanitize(void)
+{
+	return READ_ONCE(pto_sanitize);
+}
+
 static unsigned int devices = 1;
 module_param(devices, uint, 0444);
 MODULE_PARM_DESC(devices, "Device instances to create (1-8, default 1)");
@@ -166,7 +194,8 @@ static void pto_fill_device_info(struct pto_device *pdev,
 	info->aic_l0b_size = t->aic_l0b;
 	info->aic_l0c_size = t->aic_l0c;
 	info->capabilities = DRM_PTO_NPU_CAP_GM_MMAP | DRM_PTO_NPU_CAP_SYNCOBJ |
-			     DRM_PTO_NPU_CAP_PROFILE;
+			     DRM_PTO_NPU_CAP_PROFILE |
+			     DRM_PTO_NPU_CAP_MEMORY_MODEL;
 }
 
 static void pto_fill_limits(struct drm_pto_npu_limits *lim)

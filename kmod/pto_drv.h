@@ -271,6 +271,8 @@ int pto_bo_size_check(u64 size, u64 *aligned);
 
 u32 pto_clamped_timeout_ms(void);
 u64 pto_default_work_budget(void);
+bool pto_default_noncoherent(void);
+bool pto_default_sanitize(void);
 
 /* pto_debugfs.c */
 void pto_debugfs_init(struct pto_device *pdev);

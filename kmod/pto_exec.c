@@ -22,6 +22,7 @@
 #include "pto_barrier.h"
 #include "pto_exec.h"
 #include "pto_gem.h"
+#include "pto_gm.h"
 #include "pto_queue.h"
 #include "pto_sched.h"
 #include "pto_tensor.h"
@@ -71,6 +72,7 @@ struct pto_loop {
  * @parked: the unit parked (at a barrier or a ring)
  * @park_ring: at a ring (PUSH or POP), else at a barrier (SYNCALL)
  * @park_pc: the instruction that parked
+ * @gm: how the unit sees GM (non-coherent GM: pto_gm.c)
  */
 struct pto_run {
 	struct pto_core *core;
@@ -92,6 +94,7 @@ struct pto_run {
 	bool parked;
 	bool park_ring;
 	u32 park_pc;
+	struct pto_gm_view gm;
 };
 
 static bool pto_fault(struct pto_run *r, s32 status, u64 detail)
@@ -171,6 +174,22 @@ static bool pto_check(struct pto_run *r)
 	return true;
 }
 
+/* The GM access of instruction @in (tensor argument imm), for pto_gm.c. */
+static struct pto_gm_access pto_gm_acc(const struct pto_run *r,
+				       const struct pto_insn *in)
+{
+	return (struct pto_gm_access){
+		.task = r->task, .tensor = in->imm,
+		.pc = in - r->k->insns, .work = r->work,
+	};
+}
+
+/* Out of memory for the unit's GM view: the unit fails there. */
+static bool pto_gm_nomem(struct pto_run *r, const struct pto_insn *in)
+{
+	return pto_fault(r, DRM_PTO_NPU_STATUS_NOMEM, in - r->k->insns);
+}
+
 /* TLOAD or TSTORE: a tile-sized window of a tensor, checked first. */
 static bool pto_tile_xfer(struct pto_run *r, const struct pto_insn *in,
 			  bool load)
@@ -178,10 +197,18 @@ static bool pto_tile_xfer(struct pto_run *r, const struct pto_insn *in,
 	const struct pto_tile_layout *tl = &r->k->tiles[in->dst];
 	const struct pto_targ *t = &r->task->targs[in->imm];
 	s64 row = r->s[in->a], col = r->s[in->b];
+	struct pto_gm_access a;
 
 	if (!pto_targ_window_fits(t, row, col, tl->rows, tl->cols, &row, &col))
 		return pto_gm_fault(r, in->imm, row, col);
-	pto_targ_copy_tile(t, row, col, tl, pto_tile(r, in->dst), load);
+	if (!r->gm.on) {
+		pto_targ_copy_tile(t, row, col, tl, pto_tile(r, in->dst), load);
+		return true;
+	}
+	a = pto_gm_acc(r, in);
+	if (pto_gm_copy_tile(&r->gm, &a, row, col, tl, pto_tile(r, in->dst),
+			     load))
+		return pto_gm_nomem(r, in);
 	return true;
 }
 
@@ -480,20 +507,54 @@ static bool pto_gm_scalar(struct pto_run *r, const struct pto_insn *in)
 {
 	const struct pto_targ *t = &r->task->targs[in->imm];
 	u8 *p = pto_gm_elem(r, in->imm, r->s[in->a], r->s[in->b]);
+	struct pto_gm_access a;
+	u64 v = 0;
+	s32 old;
 
 	if (!p)
 		return false;
+	if (!r->gm.on) {
+		switch (in->op) {
+		case PTO_OP_GLD:
+			r->s[in->dst] = pto_load_int(p, t->dtype);
+			break;
+		case PTO_OP_GST:
+			pto_store_int(p, t->esize, r->s[in->c]);
+			break;
+		default:
+			r->s[in->dst] = atomic_fetch_add((int)r->s[in->c],
+							 (atomic_t *)p);
+			break;
+		}
+		return true;
+	}
+	a = pto_gm_acc(r, in);
 	switch (in->op) {
 	case PTO_OP_GLD:
-		r->s[in->dst] = pto_load_int(p, t->dtype);
-		break;
+		pto_gm_load(&r->gm, &a, p, (u8 *)&v, t->esize);
+		r->s[in->dst] = pto_load_int(&v, t->dtype);
+		return true;
 	case PTO_OP_GST:
-		pto_store_int(p, t->esize, r->s[in->c]);
-		break;
+		pto_store_int(&v, t->esize, r->s[in->c]);
+		if (pto_gm_store(&r->gm, &a, p, (u8 *)&v, t->esize))
+			return pto_gm_nomem(r, in);
+		return true;
 	default:
-		r->s[in->dst] = atomic_fetch_add((int)r->s[in->c], (atomic_t *)p);
-		break;
+		if (pto_gm_atomic_add(&r->gm, &a, p, (s32)r->s[in->c], &old))
+			return pto_gm_nomem(r, in);
+		r->s[in->dst] = old;
+		return true;
 	}
+}
+
+/* CACHEINVALID: the whole GM, or the line of a tensor's base address. */
+static bool pto_cacheinvalid(struct pto_run *r, const struct pto_insn *in)
+{
+	const u8 *line = in->mode == PTO_CINV_TENSOR ?
+			 r->task->targs[in->imm].base : NULL;
+
+	if (pto_gm_invalidate(&r->gm, r->task, line))
+		return pto_gm_nomem(r, in);
 	return true;
 }
 
@@ -652,12 +713,11 @@ static void pto_run_program(struct pto_run *r)
 			steps = 0;
 			break;
 		case PTO_OP_FENCE:
-			/* This core's GM writes before anything it does next. */
-			smp_mb();
+			if (pto_gm_fence(&r->gm, r->task))
+				ok = pto_gm_nomem(r, in);
 			break;
 		case PTO_OP_CACHEINVALID:
-			/* Pairs with FENCE on the writer: see its writes after this. */
-			smp_rmb();
+			ok = pto_cacheinvalid(r, in);
 			break;
 		default:
 			ok = pto_tile_op(r, in) && pto_check(r);
@@ -689,6 +749,17 @@ static void pto_hang(struct pto_run *r)
 	pto_fault(r, DRM_PTO_NPU_STATUS_CANCELLED, 0);
 }
 
+/*
+ * The unit has ended (END, a fault or a cancel): its GM stores are written
+ * back, as the chip's core writes back its cache at the end of its block.
+ */
+static void pto_unit_end(struct pto_run *r)
+{
+	if (pto_gm_view_end(&r->gm, r->task) &&
+	    r->res->status == DRM_PTO_NPU_STATUS_OK)
+		pto_fault(r, DRM_PTO_NPU_STATUS_NOMEM, r->pc);
+}
+
 /* A released unit: how its wait ended, then on from where it parked. */
 static bool pto_exec_resume(struct pto_run *r, s32 st)
 {
@@ -698,12 +769,16 @@ static bool pto_exec_resume(struct pto_run *r, s32 st)
 		pto_prof_wait_end(r->task, r->block * r->task->nparts + r->part);
 		if (st != DRM_PTO_NPU_STATUS_OK) {
 			pto_fault(r, st, r->park_pc);
+			pto_unit_end(r);
 			return false;
 		}
 	} else if (!pto_syncall_leave(r, st, r->park_pc)) {
+		pto_unit_end(r);
 		return false;
 	}
 	pto_run_program(r);
+	if (!r->parked)
+		pto_unit_end(r);
 	return r->parked;
 }
 
@@ -712,6 +787,8 @@ static void pto_run_init(struct pto_run *r, struct pto_core *core,
 			 struct pto_task *task, u32 unit,
 			 struct pto_exec_result *res)
 {
+	/* A unit that never ended (its device went away parked): no stores. */
+	pto_gm_view_drop(&r->gm);
 	memset(r, 0, sizeof(*r));
 	r->res = res;
 	r->core = core;
@@ -728,6 +805,7 @@ static void pto_run_init(struct pto_run *r, struct pto_core *core,
 	r->budget = task->queue->work_budget;
 	/* pto_core_run() read the clock as the unit started. */
 	r->flush_at = task->recs[unit].ts[PTO_TS_START] + PTO_QUANTUM_NS;
+	pto_gm_view_start(&r->gm, task, unit);
 }
 
 /**
@@ -757,6 +835,8 @@ bool pto_exec_unit(struct pto_core *core, struct pto_task *task, u32 unit,
 		pto_hang(r);
 	else
 		pto_run_program(r);
+	if (!r->parked)
+		pto_unit_end(r);
 	return r->parked;
 }
 
@@ -768,4 +848,17 @@ bool pto_exec_unit(struct pto_core *core, struct pto_task *task, u32 unit,
 void *pto_exec_state_alloc(void)
 {
 	return kzalloc(sizeof(struct pto_run), GFP_KERNEL);
+}
+
+/**
+ * pto_exec_state_free - free a core's interpreter state
+ * @state: from pto_exec_state_alloc(), or NULL
+ */
+void pto_exec_state_free(void *state)
+{
+	struct pto_run *r = state;
+
+	if (r)
+		pto_gm_view_drop(&r->gm);
+	kfree(r);
 }

@@ -25,6 +25,7 @@ bool pto_cmp_eval(u32 op, s64 a, s64 b);
 bool pto_exec_unit(struct pto_core *core, struct pto_task *task, u32 unit,
 		   struct pto_exec_result *res, bool resume);
 void *pto_exec_state_alloc(void);
+void pto_exec_state_free(void *state);
 
 /* pto_exec_fp.c: f32 math; callers pass bit patterns, never floats. */
 void pto_fp_tbin(u32 op, u32 *dst, const u32 *a, const u32 *b, size_t n);

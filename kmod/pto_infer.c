@@ -18,7 +18,7 @@
  *
  * With DRM_PTO_NPU_QUEUE_F_SANITIZE, arguments without a direction go
  * into the trees too, as their kernels access them (the verifier's
- * &pto_kernel.arg_access), but are never inferred from: a task that
+ * &pto_kernel.arg_load, .arg_store), never inferred from: a task that
  * overlaps an unfinished one, one of them writing, with no dependency
  * path between them is a RACE; a predicate whose operand's last writer is
  * unfinished and not an ancestor is a PREDICATE hazard. The path search
@@ -114,11 +114,16 @@ static u8 pto_infer_acc(const struct pto_task *task, u32 i)
 
 	if (task->targs[i].dir)
 		return task->targs[i].dir;
-	if (!task->queue->sanitize)
+	if (!task->sanitized)
 		return 0;
-	for (ti = 0; ti < PTO_NUM_CIDX; ti++)
-		if (task->kern[ti])
-			acc |= task->kern[ti]->arg_access[i];
+	for (ti = 0; ti < PTO_NUM_CIDX; ti++) {
+		if (!task->kern[ti])
+			continue;
+		if (task->kern[ti]->arg_load & BIT(i))
+			acc |= PTO_ACC_READ;
+		if (task->kern[ti]->arg_store & BIT(i))
+			acc |= PTO_ACC_WRITE;
+	}
 	return acc;
 }
 
@@ -162,11 +167,6 @@ int pto_infer_prepare(struct pto_ctx *ctx, struct pto_task *task)
 			return -ENOMEM;
 		list_add(&b->link, &ic->spare);
 		ic->nspare++;
-	}
-	if (task->queue->sanitize) {
-		task->intake_haz = kzalloc(sizeof(*task->intake_haz), GFP_KERNEL);
-		if (!task->intake_haz)
-			return -ENOMEM;
 	}
 	return 0;
 }
@@ -365,10 +365,16 @@ static u64 pto_infer_elem(const struct pto_targ *ta, u64 byte)
 	return r * ta->cols + c;
 }
 
+/* The intake record: after the units' own (pto_task_haz()). */
+static struct drm_pto_npu_hazard *pto_infer_haz(struct pto_task *task)
+{
+	return pto_task_haz(task) + task->units;
+}
+
 static void pto_infer_report(struct pto_task *task, u32 kind, u32 tensor,
 			     u64 elem, const struct pto_infer_rec *o)
 {
-	struct drm_pto_npu_hazard *h = task->intake_haz;
+	struct drm_pto_npu_hazard *h = pto_infer_haz(task);
 
 	if (!h->count++) {
 		h->kind = kind;
@@ -434,11 +440,10 @@ static u32 pto_infer_hazards(struct pto_infer_ctx *ic, struct pto_task *task)
 		if (task->irecs[i].buf)
 			pto_infer_races(task, &task->irecs[i], all_known);
 	pto_infer_predicate(ic, task, all_known);
-	if (task->intake_haz->count)
-		return task->intake_haz->kind;
-	kfree(task->intake_haz);
-	task->intake_haz = NULL;
-	return DRM_PTO_NPU_HAZARD_NONE;
+	if (!pto_infer_haz(task)->count)
+		return DRM_PTO_NPU_HAZARD_NONE;
+	trace_pto_hazard(task, U32_MAX, pto_infer_haz(task));
+	return pto_infer_haz(task)->kind;
 }
 
 /**
@@ -469,7 +474,7 @@ void pto_infer_link(struct pto_ctx *ctx, struct pto_task *task)
 		if (r->directed && pto_infer_edges(task, r))
 			goto nomem;
 	}
-	if (task->intake_haz)
+	if (task->sanitized)
 		hazard = pto_infer_hazards(ic, task);
 	for (i = 0; i < task->num_tensors; i++)
 		if (task->irecs[i].buf)

@@ -80,8 +80,9 @@ struct pto_ring_use {
  * @num_tensor_args: tensor arguments the program uses
  * @num_scalar_args: scalar arguments the program uses
  * @arg_dtype: dtype each tensor argument is used as (0: any)
- * @arg_access: how the program accesses each tensor argument (PTO_ACC_*):
- *              what the sanitizer assumes of an argument with no direction
+ * @arg_load: bit i: the program reads tensor argument i (GLD, TLOAD,
+ *            ATOMIC_ADD, a SOFT syncall's workspace)
+ * @arg_store: bit i: the program writes it (GST, TSTORE, ATOMIC_ADD, SOFT)
  * @ub_used: bytes of UB the tiles take (AIV); the ring goes after them
  * @local_end: the end of the highest tile in the core's local memory (its
  *             buffers' bases added): all a unit of it can write there
@@ -100,7 +101,8 @@ struct pto_kernel {
 	u32 num_tensor_args;
 	u32 num_scalar_args;
 	u8 arg_dtype[PTO_MAX_TENSOR_ARGS];
-	u8 arg_access[PTO_MAX_TENSOR_ARGS];
+	u16 arg_load;
+	u16 arg_store;
 	u32 ub_used;
 	u32 local_end;
 	struct pto_ring_use push;

@@ -150,6 +150,29 @@ static void pto_fill_prof(struct drm_pto_npu_prof *out,
 }
 
 /*
+ * The hazard record beside a CQE: unit @unit's first hazard (@unit equal
+ * to the task's units: none of its own), else, for the last CQE, the one
+ * found at intake. True if it reports one.
+ */
+static bool pto_fill_haz(struct drm_pto_npu_hazard *out,
+			 const struct pto_task *t, u32 unit, bool last)
+{
+	const struct drm_pto_npu_hazard *h = pto_task_haz(t);
+
+	if (h && unit < t->units && h[unit].kind)
+		h += unit;
+	else if (h && last && h[t->units].kind)
+		h += t->units;
+	else
+		h = NULL;
+	if (h)
+		*out = *h;
+	else
+		memset(out, 0, sizeof(*out));
+	return h;
+}
+
+/*
  * Number of CQEs a task posts: one per unit placed if any of them ran,
  * else one (refused, skipped, dependency failed or cancelled while staged).
  */
@@ -189,6 +212,10 @@ static bool pto_cq_post(struct pto_queue *q, struct pto_task *t)
 		if (q->prof)
 			pto_fill_prof(&q->prof[q->cq_tail & (q->cq_entries - 1)],
 				      t->any_ran ? pto_task_prof(t) + b : NULL);
+		if (q->haz && pto_fill_haz(&q->haz[q->cq_tail & (q->cq_entries - 1)],
+					   t, t->any_ran ? b : t->units,
+					   b == total - 1))
+			cqe->flags |= DRM_PTO_NPU_CQE_F_HAZARD;
 		q->cq_tail++;
 		t->posted++;
 		room--;
@@ -426,13 +453,22 @@ static int pto_queue_check_args(struct drm_device *drm,
 	u32 sq = args->sq_slots ? args->sq_slots : PTO_DEFAULT_SQ_SLOTS;
 	u32 cq = args->cq_entries ? args->cq_entries : 4 * sq;
 
-	if ((args->flags & ~DRM_PTO_NPU_QUEUE_F_PROFILE) || args->pad ||
+	if ((args->flags & ~DRM_PTO_NPU_QUEUE_F_ALL) || args->pad ||
 	    args->queue_id || args->handle || args->prof_offset ||
-	    args->prof_size) {
-		drm_dbg(drm, "QUEUE_CREATE: flags 0x%x (known 0x%lx), pad %u, queue_id %u, handle %u, prof_offset %u, prof_size %u: must be 0\n",
-			args->flags, DRM_PTO_NPU_QUEUE_F_PROFILE, args->pad,
+	    args->prof_size || args->haz_offset || args->haz_size ||
+	    args->gm_model || args->pad2) {
+		drm_dbg(drm, "QUEUE_CREATE: flags 0x%x (known 0x%lx), pad %u, queue_id %u, handle %u, prof_offset %u, prof_size %u, haz_offset %u, haz_size %u, gm_model %u, pad2 %u: must be 0\n",
+			args->flags, DRM_PTO_NPU_QUEUE_F_ALL, args->pad,
 			args->queue_id, args->handle, args->prof_offset,
-			args->prof_size);
+			args->prof_size, args->haz_offset, args->haz_size,
+			args->gm_model, args->pad2);
+		return -EINVAL;
+	}
+	if ((args->flags & DRM_PTO_NPU_QUEUE_F_COHERENT) &&
+	    (args->flags & (DRM_PTO_NPU_QUEUE_F_NONCOHERENT |
+			    DRM_PTO_NPU_QUEUE_F_SANITIZE))) {
+		drm_dbg(drm, "QUEUE_CREATE: flags 0x%x: COHERENT with NONCOHERENT or SANITIZE (the sanitizer checks the chip's non-coherent GM)\n",
+			args->flags);
 		return -EINVAL;
 	}
 	if (!is_power_of_2(sq) || sq < PTO_MIN_SQ_SLOTS || sq > PTO_MAX_SQ_SLOTS) {
@@ -482,6 +518,20 @@ static struct pto_queue *pto_queue_alloc(struct pto_device *pdev,
 		args->prof_size = sizeof(struct drm_pto_npu_prof);
 		size += (u64)cq * sizeof(struct drm_pto_npu_prof);
 	}
+	/* The sanitizer: asked for, or the module's, unless coherent. */
+	if ((args->flags & DRM_PTO_NPU_QUEUE_F_SANITIZE) ||
+	    (pto_default_sanitize() &&
+	     !(args->flags & DRM_PTO_NPU_QUEUE_F_COHERENT))) {
+		args->haz_offset = size;
+		args->haz_size = sizeof(struct drm_pto_npu_hazard);
+		size += (u64)cq * sizeof(struct drm_pto_npu_hazard);
+	}
+	if (args->flags & DRM_PTO_NPU_QUEUE_F_COHERENT)
+		args->gm_model = 0;
+	else
+		args->gm_model = args->haz_size ||
+				 (args->flags & DRM_PTO_NPU_QUEUE_F_NONCOHERENT) ||
+				 pto_default_noncoherent();
 	q->ring = pto_bo_create_kernel(pdev, ctx, size);
 	if (IS_ERR(q->ring))
 		return ERR_CAST(q->ring);
@@ -491,6 +541,9 @@ static struct pto_queue *pto_queue_alloc(struct pto_device *pdev,
 	q->cq = (void *)((u8 *)q->ring->vaddr + args->cq_offset);
 	if (args->prof_size)
 		q->prof = (void *)((u8 *)q->ring->vaddr + args->prof_offset);
+	if (args->haz_size)
+		q->haz = (void *)((u8 *)q->ring->vaddr + args->haz_offset);
+	q->noncoherent = args->gm_model;
 	q->sq_slots = sq;
 	q->cq_entries = cq;
 	q->work_budget = args->work_budget ?: pto_default_work_budget();

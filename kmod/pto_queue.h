@@ -22,6 +22,7 @@ struct pto_task;
  * @sq: SQ slot 0
  * @cq: CQE 0
  * @prof: profile record 0, one per CQE (DRM_PTO_NPU_QUEUE_F_PROFILE), or NULL
+ * @haz: hazard record 0, one per CQE (sanitizing queues), or NULL
  * @sq_slots: SQ slots (power of two)
  * @cq_entries: CQ entries (power of two)
  * @sq_head: kernel's copy of slots taken (&pto_ctx.submit_lock)
@@ -31,7 +32,7 @@ struct pto_task;
  * @live: tasks of this queue whose CQEs are not all posted
  * @waiters: threads in QUEUE_WAIT on this queue
  * @work_budget: instructions each unit of its tasks may execute
- * @sanitize: DRM_PTO_NPU_QUEUE_F_SANITIZE: check GM hazards
+ * @noncoherent: its tasks see GM through per-core views (pto_gm.c)
  */
 struct pto_queue {
 	struct pto_ctx *ctx;
@@ -41,6 +42,7 @@ struct pto_queue {
 	u8 *sq;
 	struct drm_pto_npu_cqe *cq;
 	struct drm_pto_npu_prof *prof;
+	struct drm_pto_npu_hazard *haz;
 	u32 sq_slots;
 	u32 cq_entries;
 	u32 sq_head;
@@ -50,7 +52,7 @@ struct pto_queue {
 	atomic_t live;
 	atomic_t waiters;
 	u64 work_budget;
-	bool sanitize;
+	bool noncoherent;
 };
 
 /* pto_queue.c: queues, completions, doorbell fences */

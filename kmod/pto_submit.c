@@ -116,7 +116,7 @@ static struct pto_task *pto_task_alloc(struct pto_ctx *ctx,
 
 	/* Access records when some argument has a direction or the queue sanitizes. */
 	for (i = 0; i < nt && !nrecs; i++)
-		if (q->sanitize || args[i].flags)
+		if (q->haz || args[i].flags)
 			nrecs = nt;
 	size += nt * sizeof(struct pto_targ) + ns * sizeof(s64) +
 		(nd + nrecs) * sizeof(struct pto_edge) +
@@ -125,6 +125,9 @@ static struct pto_task *pto_task_alloc(struct pto_ctx *ctx,
 		nrings * sizeof(struct pto_xring_set);
 	if (q->prof)
 		size += (size_t)nb * nparts * sizeof(struct pto_unit_prof);
+	if (q->haz)
+		size += ((size_t)nb * nparts + 1) *
+			sizeof(struct drm_pto_npu_hazard);
 	t = pto_task_mem_alloc(ctx->pdev->sched, size);
 	if (!t)
 		return NULL;
@@ -142,9 +145,13 @@ static struct pto_task *pto_task_alloc(struct pto_ctx *ctx,
 	p += (nd + nrecs) * sizeof(struct pto_edge);
 	t->irecs = nrecs ? (struct pto_infer_rec *)p : NULL;
 	p += nrecs * sizeof(struct pto_infer_rec);
-	/* Then, when the queue profiles, the waits (pto_task_prof()). */
+	/*
+	 * Then, when the queue profiles, the waits (pto_task_prof()), and
+	 * when it sanitizes, the hazard records (pto_task_haz()).
+	 */
 	t->recs = (struct pto_unit_rec *)p;
 	t->profiled = !!q->prof;
+	t->sanitized = !!q->haz;
 
 	t->ctx = ctx;
 	t->queue = q;

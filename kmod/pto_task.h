@@ -15,6 +15,7 @@
 struct pto_infer_rec;
 struct pto_xring_set;
 struct pto_queue;
+struct pto_gm_task;
 
 /**
  * struct pto_targ - a resolved tensor argument (2-D view)
@@ -172,6 +173,9 @@ enum pto_task_state {
  * @ts_retire: when the task completed (CLOCK_MONOTONIC ns)
  * @any_ran: some unit's kernel ran (else the task posts one CQE)
  * @profiled: its queue profiles: the units' waits follow @recs
+ * @sanitized: its queue sanitizes: the hazard records follow (pto_task_haz())
+ * @gm: its units' GM history under non-coherent GM (pto_gm.c), allocated
+ *      by the first unit that publishes a store others may read, or NULL
  * @unqueued: all its CQEs are posted: no longer counted in its queue's live
  * @hnode: in pto_ctx.tasks while the task is not complete (sched lock)
  * @mem_size: bytes allocated for the task (pto_task_mem_alloc())
@@ -197,7 +201,6 @@ enum pto_task_state {
  *              this one (sched lock)
  * @path_mark: id of the task whose ancestors the sanitizer found this one
  *             among (sched lock)
- * @intake_haz: a hazard the sanitizer found at intake, or NULL
  */
 struct pto_task {
 	struct pto_ctx *ctx;
@@ -211,9 +214,9 @@ struct pto_task {
 	u32 units_out;
 	u32 fanin;
 	bool dep_failed;
+	u8 reason;
 	u32 state;
 	s32 status;
-	u8 reason;
 	u64 detail;
 	atomic_t cancel;
 	struct list_head ready_link;
@@ -246,6 +249,8 @@ struct pto_task {
 	u64 ts_retire;
 	bool any_ran;
 	bool profiled;
+	bool sanitized;
+	struct pto_gm_task *gm;
 	struct hlist_node hnode;
 	struct pto_failed *fail_rec;
 	size_t mem_size;
@@ -263,7 +268,6 @@ struct pto_task {
 	u32 num_inferred;
 	u64 infer_mark;
 	u64 path_mark;
-	struct drm_pto_npu_hazard *intake_haz;
 };
 
 /*
@@ -285,6 +289,23 @@ static inline struct pto_unit_prof *pto_task_prof(const struct pto_task *task)
 	if (likely(!task->profiled))
 		return NULL;
 	return (struct pto_unit_prof *)(task->recs + task->units);
+}
+
+/*
+ * The hazard records of @task (queues that sanitize): one per unit, then
+ * one for the hazards found at intake; after the waits when profiling.
+ * NULL unless its queue sanitizes.
+ */
+static inline struct drm_pto_npu_hazard *
+pto_task_haz(const struct pto_task *task)
+{
+	u8 *p = (u8 *)(task->recs + task->units);
+
+	if (likely(!task->sanitized))
+		return NULL;
+	if (task->profiled)
+		p += task->units * sizeof(struct pto_unit_prof);
+	return (struct drm_pto_npu_hazard *)p;
 }
 
 /*

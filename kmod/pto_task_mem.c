@@ -16,6 +16,7 @@
 
 #include <drm/drm_gem.h>
 
+#include "pto_gm.h"
 #include "pto_kernel.h"
 #include "pto_sched.h"
 #include "pto_task_mem.h"
@@ -178,6 +179,7 @@ void pto_task_put_resources(struct pto_task *task)
 {
 	u32 i;
 
+	pto_gm_task_free(task);
 	for (i = 0; i < task->num_tensors; i++)
 		if (task->targs[i].bo)
 			drm_gem_object_put(&task->targs[i].bo->base.base);
@@ -188,7 +190,6 @@ void pto_task_put_resources(struct pto_task *task)
 		dma_fence_put(&task->batch->base);
 	if (task->edges_ext)
 		kfree(task->edges);
-	kfree(task->intake_haz);
 }
 
 /**

@@ -52,11 +52,18 @@ TRACE_DEFINE_ENUM(DRM_PTO_NPU_REASON_SYNC_START);
 TRACE_DEFINE_ENUM(DRM_PTO_NPU_REASON_RING);
 TRACE_DEFINE_ENUM(DRM_PTO_NPU_REASON_SLOT_BUDGET);
 TRACE_DEFINE_ENUM(DRM_PTO_NPU_REASON_SYNCALL);
-TRACE_DEFINE_ENUM(DRM_PTO_NPU_HAZARD_NONE);
-TRACE_DEFINE_ENUM(DRM_PTO_NPU_HAZARD_PREDICATE);
-TRACE_DEFINE_ENUM(DRM_PTO_NPU_HAZARD_RACE);
 TRACE_DEFINE_ENUM(PTO_CORE_AIV);
 TRACE_DEFINE_ENUM(PTO_CORE_AIC);
+TRACE_DEFINE_ENUM(DRM_PTO_NPU_HAZARD_STALE_READ);
+TRACE_DEFINE_ENUM(DRM_PTO_NPU_HAZARD_UNFENCED);
+TRACE_DEFINE_ENUM(DRM_PTO_NPU_HAZARD_PREDICATE);
+TRACE_DEFINE_ENUM(DRM_PTO_NPU_HAZARD_RACE);
+
+#define pto_show_hazard(v) __print_symbolic(v, \
+	{ DRM_PTO_NPU_HAZARD_STALE_READ, "STALE_READ" }, \
+	{ DRM_PTO_NPU_HAZARD_UNFENCED, "UNFENCED" }, \
+	{ DRM_PTO_NPU_HAZARD_PREDICATE, "PREDICATE" }, \
+	{ DRM_PTO_NPU_HAZARD_RACE, "RACE" })
 
 #define pto_show_status(v) __print_symbolic(v, \
 	{ DRM_PTO_NPU_STATUS_OK, "OK" }, \
@@ -222,9 +229,59 @@ DEFINE_EVENT(pto_task_class, pto_fault,
 	     TP_ARGS(t));
 
 /*
+ * The sanitizer found a hazard: in unit @unit of @t (U32_MAX: at intake),
+ * described by @h (struct drm_pto_npu_hazard).
+ */
+TRACE_EVENT(pto_hazard,
+	    TP_PROTO(const struct pto_task *t, u32 unit,
+		     const struct drm_pto_npu_hazard *h),
+	    TP_ARGS(t, unit, h),
+	    TP_STRUCT__entry(__field(u64, ctx)
+			     __field(u64, task)
+			     __field(u64, elem)
+			     __field(u64, other_task)
+			     __field(u32, dev)
+			     __field(u32, unit)
+			     __field(u32, kind)
+			     __field(u32, pc)
+			     __field(u32, tensor)
+			     __field(u32, other_block)
+			     __field(u32, other_pc)
+			     __field(u32, other_core_type)
+			     __field(u32, other_core)
+			     __field(u32, other_tensor)),
+	    TP_fast_assign(__entry->ctx = t->ctx->uid;
+			   __entry->task = t->id;
+			   __entry->elem = h->elem;
+			   __entry->other_task = h->other_task;
+			   __entry->dev = t->ctx->pdev->index;
+			   __entry->unit = unit;
+			   __entry->kind = h->kind;
+			   __entry->pc = h->pc;
+			   __entry->tensor = h->tensor;
+			   __entry->other_block = h->other_block;
+			   __entry->other_pc = h->other_pc;
+			   __entry->other_core_type = h->other_core_type;
+			   __entry->other_core = h->other_core;
+			   __entry->other_tensor = h->other_tensor;),
+	    TP_printk("dev=%u ctx=%llu task=%llu unit=%d kind=%s pc=%u tensor=%u elem=%llu other_task=%llu other_block=%u other_core=%s_%u other_pc=%u other_tensor=%u",
+		      __entry->dev, __entry->ctx, __entry->task,
+		      (int)__entry->unit, pto_show_hazard(__entry->kind),
+		      __entry->pc, __entry->tensor, __entry->elem,
+		      __entry->other_task, __entry->other_block,
+		      __print_symbolic(__entry->other_core_type,
+				       { 0, "none" },
+				       { PTO_CORE_AIV, "AIV" },
+				       { PTO_CORE_AIC, "AIC" }),
+		      __entry->other_core, __entry->other_pc,
+		      __entry->other_tensor)
+);
+
+/*
  * Dependency inference at intake: @edges linked in all, @inferred of them
  * inferred from tensor directions (the others named by the task), and the
- * kind of hazard the sanitizer found at intake (0: none).
+ * kind of hazard the sanitizer found at intake (0: none; the hazard itself
+ * in pto_hazard, unit -1).
  */
 TRACE_EVENT(pto_infer,
 	    TP_PROTO(const struct pto_task *t, u32 hazard),
@@ -245,7 +302,7 @@ TRACE_EVENT(pto_infer,
 		      __entry->dev, __entry->ctx, __entry->task,
 		      __entry->edges, __entry->inferred,
 		      __print_symbolic(__entry->hazard,
-				       { DRM_PTO_NPU_HAZARD_NONE, "NONE" },
+				       { 0, "NONE" },
 				       { DRM_PTO_NPU_HAZARD_PREDICATE, "PREDICATE" },
 				       { DRM_PTO_NPU_HAZARD_RACE, "RACE" }))
 );

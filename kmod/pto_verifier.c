@@ -276,6 +276,8 @@ static bool pto_uses_imm(const struct pto_insn *in)
 	case PTO_OP_TSTORE:
 	case PTO_OP_SYNCALL:
 		return true;
+	case PTO_OP_CACHEINVALID:
+		return in->mode == PTO_CINV_TENSOR;
 	case PTO_OP_ALU:
 	case PTO_OP_CMP:
 	case PTO_OP_LOOP:
@@ -305,6 +307,8 @@ static u32 pto_num_modes(u8 op)
 		return PTO_ROWRED_MAX + 1;
 	case PTO_OP_SYNCALL:
 		return PTO_SYNC_SOFT + 1;
+	case PTO_OP_CACHEINVALID:
+		return PTO_CINV_TENSOR + 1;
 	}
 	return 0;
 }
@@ -334,8 +338,12 @@ static int pto_use_ring(struct pto_vctx *v, u32 pc, struct pto_ring_use *u,
 	return 0;
 }
 
-/* Tensor argument @idx used as @dtype (0: any), accessed as @acc (PTO_ACC_*). */
-static int pto_use_arg(struct pto_vctx *v, u32 pc, s64 idx, u8 dtype, u8 acc)
+/* How an instruction uses its tensor argument (struct pto_kernel masks). */
+#define PTO_USE_LOAD 1
+#define PTO_USE_STORE 2
+
+static int pto_use_arg(struct pto_vctx *v, u32 pc, s64 idx, u8 dtype,
+		       u32 use)
 {
 	struct pto_kernel *k = v->k;
 
@@ -344,7 +352,10 @@ static int pto_use_arg(struct pto_vctx *v, u32 pc, s64 idx, u8 dtype, u8 acc)
 				 "tensor argument %lld outside 0..%u", idx,
 				 PTO_MAX_TENSOR_ARGS - 1);
 	k->num_tensor_args = max_t(u32, k->num_tensor_args, idx + 1);
-	k->arg_access[idx] |= acc;
+	if (use & PTO_USE_LOAD)
+		k->arg_load |= BIT(idx);
+	if (use & PTO_USE_STORE)
+		k->arg_store |= BIT(idx);
 	if (!dtype)
 		return 0;
 	if (k->arg_dtype[idx] && k->arg_dtype[idx] != dtype)
@@ -366,7 +377,7 @@ static int pto_verify_syncall(struct pto_vctx *v, u32 pc,
 
 	if (in->mode == PTO_SYNC_SOFT)
 		return pto_use_arg(v, pc, in->imm, PTO_ISA_I32,
-				   PTO_ACC_READ | PTO_ACC_WRITE);
+				   PTO_USE_LOAD | PTO_USE_STORE);
 	if (in->imm != PTO_SYNC_MIX &&
 	    in->imm != (v->core_type == PTO_CORE_AIV ? PTO_SYNC_AIV : PTO_SYNC_AIC))
 		return pto_vfail(v, pc, DRM_PTO_NPU_VERIFY_CORE_TYPE,
@@ -468,13 +479,13 @@ static int pto_verify_tile_op(struct pto_vctx *v, u32 pc,
 		if (d->buf == PTO_BUF_L0C)
 			return pto_vfail(v, pc, DRM_PTO_NPU_VERIFY_TILE_BUF,
 					 "TLOAD into L0C: load into L1/L0A/L0B");
-		return pto_use_arg(v, pc, in->imm, d->dtype, PTO_ACC_READ);
+		return pto_use_arg(v, pc, in->imm, d->dtype, PTO_USE_LOAD);
 	case PTO_OP_TSTORE:
 		if (!aiv && d->buf != PTO_BUF_L0C && d->buf != PTO_BUF_L1)
 			return pto_vfail(v, pc, DRM_PTO_NPU_VERIFY_TILE_BUF,
 					 "TSTORE from %s: store from L0C or L1",
 					 pto_buf_names[d->buf]);
-		return pto_use_arg(v, pc, in->imm, d->dtype, PTO_ACC_WRITE);
+		return pto_use_arg(v, pc, in->imm, d->dtype, PTO_USE_STORE);
 	case PTO_OP_TFILL:
 		return 0;
 	case PTO_OP_PUSH:
@@ -590,12 +601,12 @@ static int pto_verify_insn(struct pto_vctx *v, u32 pc)
 					      in->imm + 1);
 		return 0;
 	case PTO_OP_GLD:
-		return pto_use_arg(v, pc, in->imm, 0, PTO_ACC_READ);
+		return pto_use_arg(v, pc, in->imm, 0, PTO_USE_LOAD);
 	case PTO_OP_GST:
-		return pto_use_arg(v, pc, in->imm, 0, PTO_ACC_WRITE);
+		return pto_use_arg(v, pc, in->imm, 0, PTO_USE_STORE);
 	case PTO_OP_ATOMIC_ADD:
 		return pto_use_arg(v, pc, in->imm, PTO_ISA_I32,
-				   PTO_ACC_READ | PTO_ACC_WRITE);
+				   PTO_USE_LOAD | PTO_USE_STORE);
 	case PTO_OP_SYNCALL:
 		return pto_verify_syncall(v, pc, in);
 	case PTO_OP_LOOP:
@@ -614,9 +625,11 @@ static int pto_verify_insn(struct pto_vctx *v, u32 pc)
 	case PTO_OP_JMP:
 	case PTO_OP_JZ:
 	case PTO_OP_JNZ:
+	case PTO_OP_CACHEINVALID:
+		return in->mode == PTO_CINV_TENSOR ?
+		       pto_use_arg(v, pc, in->imm, 0, 0) : 0;
 	case PTO_OP_ENDLOOP:
 	case PTO_OP_FENCE:
-	case PTO_OP_CACHEINVALID:
 		return 0;
 	}
 	return pto_verify_tile_op(v, pc, in);

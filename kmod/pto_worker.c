@@ -607,7 +607,7 @@ void pto_cores_fini(struct pto_sched *s)
 		for (i = 0; s->cores[ti] && i < s->ncores[ti]; i++) {
 			pto_worker_stop(&s->cores[ti][i]);
 			vfree(s->cores[ti][i].local);
-			kfree(s->cores[ti][i].exec);
+			pto_exec_state_free(s->cores[ti][i].exec);
 		}
 		kfree(s->cores[ti]);
 		bitmap_free(s->idle[ti]);

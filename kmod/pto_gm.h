@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Copyright (C) 2026 pto-npu authors */
+#ifndef __PTO_GM_H__
+#define __PTO_GM_H__
+
+#include <linux/types.h>
+#include <linux/xarray.h>
+
+#include "pto_task.h"
+
+/**
+ * struct pto_gm_view - how one running unit sees GM (non-coherent GM)
+ * @dirty: its stores not yet published: line index -> struct pto_gm_line
+ * @inval: lines invalidated one by one (CACHEINVALID of a tensor): line
+ *         index -> the task's publication count then (xa value)
+ * @epoch: the task's publication count at its last CACHEINVALID of the
+ *         whole GM (0: its block start; the task's first publication is 1)
+ * @ndirty: entries of @dirty
+ * @unit: the unit
+ * @obs: bit i: the buffer of tensor argument i is read by some kernel of
+ *       the task, so stores through it are buffered (others write through:
+ *       no unit of the task can see the difference)
+ * @on: the unit's queue is non-coherent (else every call goes to GM)
+ * @live: @dirty and @inval are initialised
+ * @rep_work: the instruction count of the last hazard reported (one per
+ *            instruction)
+ */
+struct pto_gm_view {
+	struct xarray dirty;
+	struct xarray inval;
+	u64 epoch;
+	u32 ndirty;
+	u32 unit;
+	u16 obs;
+	bool on;
+	bool live;
+	u64 rep_work;
+};
+
+/**
+ * struct pto_gm_access - one GM access of a unit, for the sanitizer
+ * @task: the task
+ * @tensor: the tensor argument
+ * @pc: the instruction
+ * @work: the unit's instruction count (one report per instruction)
+ */
+struct pto_gm_access {
+	struct pto_task *task;
+	u32 tensor;
+	u32 pc;
+	u64 work;
+};
+
+void pto_gm_view_start(struct pto_gm_view *v, struct pto_task *t, u32 unit);
+int pto_gm_view_end(struct pto_gm_view *v, struct pto_task *t);
+void pto_gm_view_drop(struct pto_gm_view *v);
+void pto_gm_load(struct pto_gm_view *v, const struct pto_gm_access *a,
+		 const u8 *gm, u8 *dst, size_t len);
+int pto_gm_store(struct pto_gm_view *v, const struct pto_gm_access *a,
+		 u8 *gm, const u8 *src, size_t len);
+int pto_gm_fence(struct pto_gm_view *v, struct pto_task *t);
+int pto_gm_invalidate(struct pto_gm_view *v, struct pto_task *t,
+		      const u8 *gm);
+int pto_gm_copy_tile(struct pto_gm_view *v, const struct pto_gm_access *a,
+		     u64 row, u64 col, const struct pto_tile_layout *tl,
+		     u8 *tile, bool load);
+int pto_gm_atomic_add(struct pto_gm_view *v, const struct pto_gm_access *a,
+		      u8 *gm, s32 add, s32 *old);
+void pto_gm_task_free(struct pto_task *t);
+
+#endif /* __PTO_GM_H__ */
