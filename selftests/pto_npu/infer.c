@@ -537,4 +537,242 @@ TEST_F(infer, refused_writer_is_not_waited_for)
 	reap(_metadata, self->q, first, 1, &bi);
 }
 
+/* ------------------------------------------------------------ sanitizer */
+
+/* A queue with DRM_PTO_NPU_QUEUE_F_SANITIZE, created and mapped raw. */
+struct san_queue {
+	struct drm_pto_npu_queue_create c;
+	uint8_t *map;
+	struct drm_pto_npu_ring_header *hdr;
+	uint32_t seen;
+};
+
+static int san_open(int fd, struct san_queue *sq)
+{
+	memset(sq, 0, sizeof(*sq));
+	sq->c.flags = DRM_PTO_NPU_QUEUE_F_SANITIZE;
+	if (drmIoctl(fd, DRM_IOCTL_PTO_NPU_QUEUE_CREATE, &sq->c))
+		return -errno;
+	sq->map = mmap(NULL, sq->c.ring_size, PROT_READ | PROT_WRITE,
+		       MAP_SHARED, fd, (off_t)sq->c.mmap_offset);
+	if (sq->map == MAP_FAILED)
+		return -errno;
+	sq->hdr = (struct drm_pto_npu_ring_header *)sq->map;
+	return sq->c.haz_size == sizeof(struct drm_pto_npu_hazard) ? 0 : -EINVAL;
+}
+
+static void san_push(struct san_queue *sq, const struct pto_test_sqe *e,
+		     size_t bytes)
+{
+	uint32_t tail = sq->hdr->sq_tail, n = bytes / DRM_PTO_NPU_SQ_SLOT_SIZE, i;
+
+	for (i = 0; i < n; i++)
+		memcpy(sq->map + sq->c.sq_offset +
+		       ((tail + i) & (sq->c.sq_slots - 1)) * DRM_PTO_NPU_SQ_SLOT_SIZE,
+		       (const uint8_t *)e + i * DRM_PTO_NPU_SQ_SLOT_SIZE,
+		       DRM_PTO_NPU_SQ_SLOT_SIZE);
+	__atomic_store_n(&sq->hdr->sq_tail, tail + n, __ATOMIC_RELEASE);
+}
+
+static uint64_t san_ring(struct __test_metadata *_metadata, int fd,
+			 struct san_queue *sq, uint32_t want)
+{
+	struct drm_pto_npu_queue_submit s = { .queue_id = sq->c.queue_id };
+
+	EXPECT_EQ(0, drmIoctl(fd, DRM_IOCTL_PTO_NPU_QUEUE_SUBMIT, &s));
+	EXPECT_EQ(want, s.consumed);
+	return s.first_task_id;
+}
+
+/* The LAST CQE of task @id (waiting for it) and its hazard record. */
+static const struct drm_pto_npu_cqe *
+san_last(struct __test_metadata *_metadata, int fd, struct san_queue *sq,
+	 uint64_t id, const struct drm_pto_npu_hazard **haz)
+{
+	int64_t deadline = pto_test_now_ns() + RUN_TIMEOUT;
+
+	for (;;) {
+		uint32_t tail = __atomic_load_n(&sq->hdr->cq_tail, __ATOMIC_ACQUIRE), i;
+		struct drm_pto_npu_queue_wait w = {
+			.queue_id = sq->c.queue_id,
+			.timeout_ns = pto_test_now_ns() + PTO_TEST_MSEC(100),
+		};
+
+		for (i = 0; i < tail; i++) {
+			uint32_t at = i & (sq->c.cq_entries - 1);
+			const struct drm_pto_npu_cqe *c = (const void *)
+				(sq->map + sq->c.cq_offset + at * sizeof(*c));
+
+			if (c->task_id == id && (c->flags & DRM_PTO_NPU_CQE_F_LAST)) {
+				*haz = (const void *)(sq->map + sq->c.haz_offset +
+						      at * sq->c.haz_size);
+				return c;
+			}
+		}
+		if (pto_test_now_ns() > deadline) {
+			EXPECT_TRUE(0) TH_LOG("no completion of task %llu",
+					      (unsigned long long)id);
+			return NULL;
+		}
+		drmIoctl(fd, DRM_IOCTL_PTO_NPU_QUEUE_WAIT, &w);
+	}
+}
+
+/* A copy entry (struct copy) with an optional third tensor and predicate. */
+static size_t san_copy(FIXTURE_DATA(infer) *self, struct pto_test_sqe *e,
+		       const struct copy *c, int pred_buf,
+		       const struct drm_pto_npu_predicate *p, uint8_t pflags)
+{
+	struct drm_pto_npu_tensor_arg ta[3];
+	int64_t s[3] = { c->n, c->add, c->spin };
+
+	ta[0] = pto_test_targ(self->h[c->src], PTO_ISA_I32, c->so * 4, 1, c->n);
+	ta[0].flags = c->sflags;
+	ta[1] = pto_test_targ(self->h[c->dst], PTO_ISA_I32, c->dof * 4, 1, c->n);
+	ta[1].flags = c->dflags;
+	if (pred_buf >= 0) {
+		ta[2] = pto_test_targ(self->h[pred_buf], PTO_ISA_I32, 0, 1, 4);
+		ta[2].flags = pflags;
+	}
+	return pto_test_sqe_init_pred(e, pto_kernel_handle(self->k_copy), 0, 1,
+				      ta, pred_buf >= 0 ? 3 : 2, s, 3, c->deps,
+				      c->nd, p);
+}
+
+/*
+ * A writes buf1 slowly, B reads it; B names no dependency and, unless
+ * @dirs, neither task has a direction: a RACE found at B's intake.
+ */
+static void race_case(struct __test_metadata *_metadata,
+		      FIXTURE_DATA(infer) *self, bool dirs, bool dep)
+{
+	int fd = pto_device_fd(self->dev);
+	const struct drm_pto_npu_hazard *h;
+	const struct drm_pto_npu_cqe *l;
+	struct pto_test_sqe e;
+	struct san_queue sq;
+	int64_t d = -1;
+	uint64_t first;
+	size_t bytes;
+	unsigned int j;
+
+	ASSERT_EQ(0, san_open(fd, &sq));
+	fill(self->m[0], 100, N);
+	bytes = san_copy(self, &e, &(struct copy){
+			 .src = 0, .dst = 1, .n = N, .add = 1, .spin = SLOW,
+			 .sflags = dirs ? IN : 0, .dflags = dirs ? OUT : 0 },
+			 -1, NULL, 0);
+	san_push(&sq, &e, bytes);
+	bytes = san_copy(self, &e, &(struct copy){
+			 .src = 1, .so = 2, .dst = 2, .n = 4, .add = 1,
+			 .sflags = dirs ? IN : 0, .dflags = dirs ? OUT : 0,
+			 .deps = dep ? &d : NULL, .nd = dep ? 1 : 0 },
+			 -1, NULL, 0);
+	san_push(&sq, &e, bytes);
+	first = san_ring(_metadata, fd, &sq, 2);
+	l = san_last(_metadata, fd, &sq, first, &h);
+	ASSERT_NE(NULL, l);
+	EXPECT_EQ(0U, l->flags & DRM_PTO_NPU_CQE_F_HAZARD);
+	l = san_last(_metadata, fd, &sq, first + 1, &h);
+	ASSERT_NE(NULL, l);
+	EXPECT_EQ(DRM_PTO_NPU_STATUS_OK, l->status);
+	if (dirs || dep) {
+		EXPECT_EQ(0U, l->flags & DRM_PTO_NPU_CQE_F_HAZARD)
+			TH_LOG("kind %u other_task %llu", h->kind,
+			       (unsigned long long)h->other_task);
+		for (j = 0; j < 4; j++)
+			EXPECT_EQ(104 + (int32_t)j, self->m[2][j]);
+		return;
+	}
+	ASSERT_NE(0U, l->flags & DRM_PTO_NPU_CQE_F_HAZARD);
+	EXPECT_EQ((uint32_t)DRM_PTO_NPU_HAZARD_RACE, h->kind);
+	EXPECT_EQ(1U, h->count);
+	EXPECT_EQ(0U, h->pc);
+	EXPECT_EQ(0U, h->tensor);
+	EXPECT_EQ(0U, h->elem);
+	EXPECT_EQ(first, h->other_task);
+	EXPECT_EQ(1U, h->other_tensor);
+	EXPECT_EQ(0U, h->other_pc);
+}
+
+TEST_F(infer, sanitizer_reports_race_at_intake)
+{
+	race_case(_metadata, self, false, false);
+}
+
+TEST_F(infer, sanitizer_race_fixed_by_directions)
+{
+	race_case(_metadata, self, true, false);
+}
+
+TEST_F(infer, sanitizer_race_fixed_by_a_named_dependency)
+{
+	race_case(_metadata, self, false, true);
+}
+
+/*
+ * A writes buf1[0] slowly; B (copying elsewhere) is predicated on buf1[0]
+ * (its tensor 2, which its kernel never touches) without naming A: a
+ * PREDICATE hazard, unless the operand is IN (inferred) or A is named.
+ */
+static void predicate_case(struct __test_metadata *_metadata,
+			   FIXTURE_DATA(infer) *self, uint8_t pflags, bool dep)
+{
+	struct drm_pto_npu_predicate p = { .tensor = 2, .op = PTO_CMP_GT,
+					   .row = 0, .col = 1, .literal = 0 };
+	int fd = pto_device_fd(self->dev);
+	const struct drm_pto_npu_hazard *h;
+	const struct drm_pto_npu_cqe *l;
+	struct pto_test_sqe e;
+	struct san_queue sq;
+	int64_t d = -1;
+	uint64_t first;
+	size_t bytes;
+
+	ASSERT_EQ(0, san_open(fd, &sq));
+	fill(self->m[0], 100, N);
+	bytes = san_copy(self, &e, &(struct copy){
+			 .src = 0, .dst = 1, .n = 4, .add = 1, .spin = SLOW,
+			 .dflags = pflags ? OUT : 0 }, -1, NULL, 0);
+	san_push(&sq, &e, bytes);
+	bytes = san_copy(self, &e, &(struct copy){
+			 .src = 0, .dst = 2, .n = 4,
+			 .deps = dep ? &d : NULL, .nd = dep ? 1 : 0 },
+			 1, &p, pflags);
+	san_push(&sq, &e, bytes);
+	first = san_ring(_metadata, fd, &sq, 2);
+	l = san_last(_metadata, fd, &sq, first + 1, &h);
+	ASSERT_NE(NULL, l);
+	if (pflags || dep) {
+		EXPECT_EQ(DRM_PTO_NPU_STATUS_OK, l->status);
+		EXPECT_EQ(0U, l->flags & DRM_PTO_NPU_CQE_F_HAZARD)
+			TH_LOG("kind %u other_task %llu", h->kind,
+			       (unsigned long long)h->other_task);
+		return;
+	}
+	ASSERT_NE(0U, l->flags & DRM_PTO_NPU_CQE_F_HAZARD);
+	EXPECT_EQ((uint32_t)DRM_PTO_NPU_HAZARD_PREDICATE, h->kind);
+	EXPECT_EQ(1U, h->count);
+	EXPECT_EQ(2U, h->tensor);
+	EXPECT_EQ(1U, h->elem);
+	EXPECT_EQ(first, h->other_task);
+	EXPECT_EQ(1U, h->other_tensor);
+	san_last(_metadata, fd, &sq, first, &h);
+}
+
+TEST_F(infer, sanitizer_reports_unordered_predicate_writer)
+{
+	predicate_case(_metadata, self, 0, false);
+}
+
+TEST_F(infer, sanitizer_predicate_fixed_by_direction)
+{
+	predicate_case(_metadata, self, IN, false);
+}
+
+TEST_F(infer, sanitizer_predicate_fixed_by_a_named_dependency)
+{
+	predicate_case(_metadata, self, 0, true);
+}
+
 TEST_HARNESS_MAIN
