@@ -95,6 +95,14 @@ static void ex_run(struct pto_graph *g, struct pto_queue *q, const char *what)
 	if (ret)
 		ex_fail("run %s: %s: %s", what, pto_strerror(ret),
 			pto_graph_error(g));
+	/* Under the sanitizer (make check): GM used as the chip allows. */
+	if (pto_graph_hazard_count(g)) {
+		char text[400];
+
+		pto_graph_hazard_str(g, 0, text, sizeof(text));
+		ex_fail("run %s: %u GM hazards, the first: %s", what,
+			pto_graph_hazard_count(g), text);
+	}
 }
 
 /* One line per block: where and when it ran. */

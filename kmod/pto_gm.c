@@ -39,6 +39,7 @@
  */
 
 #include <linux/bitops.h>
+#include <linux/hash.h>
 #include <linux/minmax.h>
 #include <linux/mutex.h>
 #include <linux/slab.h>
@@ -60,14 +61,19 @@
  */
 #define PTO_GM_HIST_MAX (16u << 20)
 
+/* Buckets of a task's line histories and of its units' unpublished lines. */
+#define PTO_GM_TASK_BITS 8
+
 /**
  * struct pto_gm_line - a line a unit stored to and has not published
+ * @k: in the unit's &pto_gm_view.dirty
  * @mask: bytes stored
  * @pc: the last store's instruction
  * @tensor: its tensor argument
  * @data: the bytes
  */
 struct pto_gm_line {
+	struct pto_gm_key k;
 	u64 mask;
 	u32 pc;
 	u8 tensor;
@@ -94,12 +100,14 @@ struct pto_gm_ver {
 
 /**
  * struct pto_gm_hist - what a task's units published to one line
+ * @k: in &pto_gm_task.hist
  * @n: publications
  * @cap: room in @v
  * @v: the publications, in the order they reached GM
  * @pre: the line before the first of them
  */
 struct pto_gm_hist {
+	struct pto_gm_key k;
 	u32 n;
 	u32 cap;
 	struct pto_gm_ver *v;
@@ -107,9 +115,9 @@ struct pto_gm_hist {
 };
 
 /**
- * struct pto_gm_pend - a line a unit holds unpublished (sanitizer)
+ * struct pto_gm_pend - what one unit holds unpublished in a line (sanitizer)
  * @mask: bytes it stored
- * @unit: the unit (the first to store to the line)
+ * @unit: the unit
  * @pc: its last store
  * @tensor: its tensor argument
  */
@@ -121,19 +129,39 @@ struct pto_gm_pend {
 };
 
 /**
+ * struct pto_gm_pends - the units holding one line unpublished
+ * @k: in &pto_gm_task.pend
+ * @n: entries
+ * @cap: room in @p
+ * @p: one per unit, in the order they first stored
+ */
+struct pto_gm_pends {
+	struct pto_gm_key k;
+	u32 n;
+	u32 cap;
+	struct pto_gm_pend *p;
+};
+
+/**
  * struct pto_gm_task - a task's GM history
  * @lock: everything below; taken by units of the task only
  * @seq: publications (FENCE) so far
- * @hist: line index -> struct pto_gm_hist
- * @pend: line index -> struct pto_gm_pend (sanitizer)
+ * @hist: struct pto_gm_hist by line
+ * @pend: struct pto_gm_pends by line (sanitizer)
  * @bytes: memory of @hist
+ * @epochs: per unit, the publication count at its last CACHEINVALID of the
+ *          whole GM (0 before, U64_MAX once it ended)
+ * @min_epoch: the least of @epochs: publications up to it are seen by
+ *             every unit that may still load, and fold into the lines
  */
 struct pto_gm_task {
-	struct mutex lock;
+	struct mutex lock;	/* the fields below */
 	u64 seq;
-	struct xarray hist;
-	struct xarray pend;
+	struct hlist_head hist[1 << PTO_GM_TASK_BITS];
+	struct hlist_head pend[1 << PTO_GM_TASK_BITS];
 	size_t bytes;
+	u64 *epochs;
+	u64 min_epoch;
 };
 
 static unsigned long pto_gm_idx(const u8 *p)
@@ -144,6 +172,34 @@ static unsigned long pto_gm_idx(const u8 *p)
 static u8 *pto_gm_line_addr(unsigned long idx)
 {
 	return (u8 *)(idx * PTO_GM_LINE);
+}
+
+/**
+ * struct pto_gm_inval - a line a unit invalidated on its own
+ * @k: in &pto_gm_view.inval
+ * @seq: the task's publication count then
+ */
+struct pto_gm_inval {
+	struct pto_gm_key k;
+	u64 seq;
+};
+
+/* The entry of line @key in a table of 1 << @bits buckets, or NULL. */
+static void *pto_gm_find(struct hlist_head *tbl, u32 bits, unsigned long key)
+{
+	struct pto_gm_key *k;
+
+	hlist_for_each_entry(k, &tbl[hash_long(key, bits)], node)
+		if (k->key == key)
+			return k;
+	return NULL;
+}
+
+static void pto_gm_insert(struct hlist_head *tbl, u32 bits,
+			  struct pto_gm_key *k, unsigned long key)
+{
+	k->key = key;
+	hlist_add_head(&k->node, &tbl[hash_long(key, bits)]);
 }
 
 /* Bytes @off .. @off + @len - 1 of a line (@len 1..PTO_GM_LINE). */
@@ -195,6 +251,7 @@ static u16 pto_gm_observed(const struct pto_task *t)
 
 static struct pto_gm_task *pto_gm_task_peek(struct pto_task *t)
 {
+	/* Pairs with the cmpxchg_release() that published it. */
 	return smp_load_acquire(&t->gm);
 }
 
@@ -208,12 +265,16 @@ static struct pto_gm_task *pto_gm_task_get(struct pto_task *t)
 	g = kzalloc(sizeof(*g), GFP_KERNEL);
 	if (!g)
 		return NULL;
+	g->epochs = kcalloc(t->units, sizeof(*g->epochs), GFP_KERNEL);
+	if (!g->epochs) {
+		kfree(g);
+		return NULL;
+	}
 	mutex_init(&g->lock);
-	xa_init(&g->hist);
-	xa_init(&g->pend);
 	old = cmpxchg_release(&t->gm, NULL, g);
 	if (old) {
 		mutex_destroy(&g->lock);
+		kfree(g->epochs);
 		kfree(g);
 		return old;
 	}
@@ -227,23 +288,42 @@ static struct pto_gm_task *pto_gm_task_get(struct pto_task *t)
 void pto_gm_task_free(struct pto_task *t)
 {
 	struct pto_gm_task *g = t->gm;
+	struct pto_gm_pends *ps;
 	struct pto_gm_hist *h;
-	struct pto_gm_pend *p;
-	unsigned long idx;
+	struct hlist_node *tmp;
+	u32 b;
 
 	if (!g)
 		return;
-	xa_for_each(&g->hist, idx, h) {
-		kfree(h->v);
-		kfree(h);
+	for (b = 0; b < ARRAY_SIZE(g->hist); b++) {
+		hlist_for_each_entry_safe(h, tmp, &g->hist[b], k.node) {
+			kfree(h->v);
+			kfree(h);
+		}
+		hlist_for_each_entry_safe(ps, tmp, &g->pend[b], k.node) {
+			kfree(ps->p);
+			kfree(ps);
+		}
 	}
-	xa_for_each(&g->pend, idx, p)
-		kfree(p);
-	xa_destroy(&g->hist);
-	xa_destroy(&g->pend);
 	mutex_destroy(&g->lock);
+	kfree(g->epochs);
 	kfree(g);
 	t->gm = NULL;
+}
+
+/* Forget the lines invalidated one by one. */
+static void pto_gm_inval_clear(struct pto_gm_view *v)
+{
+	struct hlist_node *tmp;
+	struct pto_gm_key *k;
+	u32 b;
+
+	for (b = 0; v->ninval && b < ARRAY_SIZE(v->inval); b++)
+		hlist_for_each_entry_safe(k, tmp, &v->inval[b], node) {
+			hlist_del(&k->node);
+			kfree(k);
+		}
+	v->ninval = 0;
 }
 
 /**
@@ -252,15 +332,18 @@ void pto_gm_task_free(struct pto_task *t)
  */
 void pto_gm_view_drop(struct pto_gm_view *v)
 {
-	struct pto_gm_line *l;
-	unsigned long idx;
+	struct hlist_node *tmp;
+	struct pto_gm_key *k;
+	u32 b;
 
 	if (!v->live)
 		return;
-	xa_for_each(&v->dirty, idx, l)
-		kfree(l);
-	xa_destroy(&v->dirty);
-	xa_destroy(&v->inval);
+	for (b = 0; v->ndirty && b < ARRAY_SIZE(v->dirty); b++)
+		hlist_for_each_entry_safe(k, tmp, &v->dirty[b], node) {
+			hlist_del(&k->node);
+			kfree(k);
+		}
+	pto_gm_inval_clear(v);
 	v->live = false;
 	v->ndirty = 0;
 }
@@ -281,8 +364,7 @@ void pto_gm_view_start(struct pto_gm_view *v, struct pto_task *t, u32 unit)
 	if (!v->on)
 		return;
 	v->obs = pto_gm_observed(t);
-	xa_init(&v->dirty);
-	xa_init(&v->inval);
+	v->ninval = 0;
 	v->live = true;
 }
 
@@ -316,23 +398,59 @@ static void pto_gm_report(struct pto_gm_view *v, const struct pto_gm_access *a,
 }
 
 /*
+ * Publications every unit that may still load sees (up to the least
+ * epoch, write-backs excepted) become part of the line's first state: a
+ * line's history stays as short as the units' invalidations allow.
+ */
+static void pto_gm_fold(struct pto_gm_task *g, struct pto_gm_hist *h)
+{
+	u32 i, n = 0;
+
+	if (!h->n || h->v[0].seq > g->min_epoch)
+		return;
+	for (i = 0; i < h->n; i++) {
+		struct pto_gm_ver *ver = &h->v[i];
+
+		if (ver->seq != PTO_GM_END && ver->seq <= g->min_epoch)
+			pto_gm_merge(h->pre, ver->data, ver->mask);
+		else if (n++ != i)
+			h->v[n - 1] = *ver;
+	}
+	h->n = n;
+}
+
+/* A unit's epoch changed (@e; U64_MAX: it ended): the least of them. */
+static void pto_gm_set_epoch(struct pto_gm_task *g, const struct pto_task *t,
+			     u32 unit, u64 e)
+{
+	u64 min = U64_MAX;
+	u32 i;
+
+	g->epochs[unit] = e;
+	for (i = 0; i < t->units; i++)
+		min = min(min, g->epochs[i]);
+	g->min_epoch = min;
+}
+
+/*
  * The bytes @want of line @idx as the unit may see them, composed from
  * the line's history @h into @buf; the first publication it may not see
  * that overlaps @want is a hazard.
  */
 static void pto_gm_compose(struct pto_gm_view *v, const struct pto_gm_access *a,
-			   const struct pto_gm_hist *h, unsigned long idx,
-			   u64 want, u8 *buf)
+			   struct pto_gm_task *g, struct pto_gm_hist *h,
+			   unsigned long idx, u64 want, u8 *buf)
 {
 	u64 e = v->epoch;
+	struct pto_gm_inval *iv;
 	bool seen = false;
-	void *iv;
 	u32 i;
 
-	if (!xa_empty(&v->inval)) {
-		iv = xa_load(&v->inval, idx);
+	pto_gm_fold(g, h);
+	if (v->ninval) {
+		iv = pto_gm_find(v->inval, PTO_GM_INVAL_BITS, idx);
 		if (iv)
-			e = max_t(u64, e, xa_to_value(iv));
+			e = max_t(u64, e, iv->seq);
 	}
 	memcpy(buf, h->pre, PTO_GM_LINE);
 	for (i = 0; i < h->n; i++) {
@@ -358,12 +476,20 @@ static void pto_gm_check_pend(struct pto_gm_view *v,
 			      struct pto_gm_task *g, unsigned long idx,
 			      u64 want)
 {
-	struct pto_gm_pend *p = xa_load(&g->pend, idx);
+	struct pto_gm_pends *ps = pto_gm_find(g->pend, PTO_GM_TASK_BITS, idx);
+	u32 i;
 
-	if (p && p->unit != v->unit && (p->mask & want))
-		pto_gm_report(v, a, DRM_PTO_NPU_HAZARD_UNFENCED,
-			      pto_gm_line_addr(idx) + __ffs64(p->mask & want),
-			      p->unit, p->pc, p->tensor);
+	for (i = 0; ps && i < ps->n; i++) {
+		const struct pto_gm_pend *p = &ps->p[i];
+
+		if (p->unit != v->unit && (p->mask & want)) {
+			pto_gm_report(v, a, DRM_PTO_NPU_HAZARD_UNFENCED,
+				      pto_gm_line_addr(idx) +
+				      __ffs64(p->mask & want),
+				      p->unit, p->pc, p->tensor);
+			return;
+		}
+	}
 }
 
 /* Load @n bytes at @gm (offset @off in line @idx) into @dst. */
@@ -378,16 +504,16 @@ static void pto_gm_load_line(struct pto_gm_view *v,
 	u8 buf[PTO_GM_LINE];
 
 	if (v->ndirty) {
-		d = xa_load(&v->dirty, idx);
+		d = pto_gm_find(v->dirty, PTO_GM_VIEW_BITS, idx);
 		own = d ? d->mask & want : 0;
 	}
 	if (own == want) {
 		memcpy(dst, d->data + off, n);
 		return;
 	}
-	h = g ? xa_load(&g->hist, idx) : NULL;
+	h = g ? pto_gm_find(g->hist, PTO_GM_TASK_BITS, idx) : NULL;
 	if (h) {
-		pto_gm_compose(v, a, h, idx, want & ~own, buf);
+		pto_gm_compose(v, a, g, h, idx, want & ~own, buf);
 		memcpy(dst, buf + off, n);
 	} else {
 		memcpy(dst, gm, n);
@@ -447,7 +573,7 @@ void pto_gm_load(struct pto_gm_view *v, const struct pto_gm_access *a,
 static void pto_gm_hist_add(struct pto_gm_task *g, unsigned long idx,
 			    const struct pto_gm_line *d, u64 seq, u32 unit)
 {
-	struct pto_gm_hist *h = xa_load(&g->hist, idx);
+	struct pto_gm_hist *h = pto_gm_find(g->hist, PTO_GM_TASK_BITS, idx);
 	struct pto_gm_ver *ver;
 
 	if (!h) {
@@ -457,10 +583,7 @@ static void pto_gm_hist_add(struct pto_gm_task *g, unsigned long idx,
 		if (!h)
 			return;
 		memcpy(h->pre, pto_gm_line_addr(idx), PTO_GM_LINE);
-		if (xa_err(xa_store(&g->hist, idx, h, GFP_KERNEL))) {
-			kfree(h);
-			return;
-		}
+		pto_gm_insert(g->hist, PTO_GM_TASK_BITS, &h->k, idx);
 		g->bytes += sizeof(*h);
 	}
 	if (h->n == h->cap) {
@@ -469,7 +592,7 @@ static void pto_gm_hist_add(struct pto_gm_task *g, unsigned long idx,
 		ver = g->bytes + (cap - h->cap) * sizeof(*ver) > PTO_GM_HIST_MAX ?
 		      NULL : krealloc_array(h->v, cap, sizeof(*ver), GFP_KERNEL);
 		if (!ver) {
-			xa_erase(&g->hist, idx);
+			hlist_del(&h->k.node);
 			g->bytes -= sizeof(*h) + h->cap * sizeof(*ver);
 			kfree(h->v);
 			kfree(h);
@@ -488,23 +611,33 @@ static void pto_gm_hist_add(struct pto_gm_task *g, unsigned long idx,
 	memcpy(ver->data, d->data, PTO_GM_LINE);
 }
 
+/* Sanitizer: @unit no longer holds line @idx unpublished; g->lock held. */
+static void pto_gm_pend_drop(struct pto_gm_task *g, unsigned long idx,
+			     u32 unit)
+{
+	struct pto_gm_pends *ps = pto_gm_find(g->pend, PTO_GM_TASK_BITS, idx);
+	u32 i;
+
+	for (i = 0; ps && i < ps->n; i++) {
+		if (ps->p[i].unit != unit)
+			continue;
+		memmove(&ps->p[i], &ps->p[i + 1],
+			(ps->n - i - 1) * sizeof(ps->p[0]));
+		ps->n--;
+		return;
+	}
+}
+
 /* Publish (or write back) line @idx of the view; g->lock held. */
 static void pto_gm_publish_line(struct pto_gm_view *v, struct pto_task *t,
 				struct pto_gm_task *g, unsigned long idx,
 				struct pto_gm_line *d, u64 seq)
 {
-	struct pto_gm_pend *p;
-
 	pto_gm_hist_add(g, idx, d, seq, v->unit);
 	pto_gm_merge(pto_gm_line_addr(idx), d->data, d->mask);
-	if (t->sanitized) {
-		p = xa_load(&g->pend, idx);
-		if (p && p->unit == v->unit) {
-			xa_erase(&g->pend, idx);
-			kfree(p);
-		}
-	}
-	xa_erase(&v->dirty, idx);
+	if (t->sanitized)
+		pto_gm_pend_drop(g, idx, v->unit);
+	hlist_del(&d->k.node);
 	kfree(d);
 	v->ndirty--;
 }
@@ -518,8 +651,9 @@ static int pto_gm_publish(struct pto_gm_view *v, struct pto_task *t,
 {
 	struct pto_gm_task *g;
 	struct pto_gm_line *d;
-	unsigned long idx;
+	struct hlist_node *tmp;
 	u64 seq;
+	u32 b;
 
 	if (!v->ndirty)
 		return 0;
@@ -528,8 +662,9 @@ static int pto_gm_publish(struct pto_gm_view *v, struct pto_task *t,
 		return -ENOMEM;
 	mutex_lock(&g->lock);
 	seq = fence ? ++g->seq : PTO_GM_END;
-	xa_for_each(&v->dirty, idx, d)
-		pto_gm_publish_line(v, t, g, idx, d, seq);
+	for (b = 0; v->ndirty && b < ARRAY_SIZE(v->dirty); b++)
+		hlist_for_each_entry_safe(d, tmp, &v->dirty[b], k.node)
+			pto_gm_publish_line(v, t, g, d->k.key, d, seq);
 	mutex_unlock(&g->lock);
 	return 0;
 }
@@ -538,25 +673,38 @@ static int pto_gm_publish(struct pto_gm_view *v, struct pto_task *t,
 static int pto_gm_pend_note(struct pto_gm_view *v, struct pto_gm_task *g,
 			    unsigned long idx, const struct pto_gm_line *d)
 {
+	struct pto_gm_pends *ps;
 	struct pto_gm_pend *p;
-	int ret = 0;
+	int ret = -ENOMEM;
+	u32 i;
 
 	mutex_lock(&g->lock);
-	p = xa_load(&g->pend, idx);
-	if (!p) {
-		p = kmalloc(sizeof(*p), GFP_KERNEL);
-		if (!p || xa_err(xa_store(&g->pend, idx, p, GFP_KERNEL))) {
-			kfree(p);
-			ret = -ENOMEM;
+	ps = pto_gm_find(g->pend, PTO_GM_TASK_BITS, idx);
+	if (!ps) {
+		ps = kzalloc(sizeof(*ps), GFP_KERNEL);
+		if (!ps)
 			goto out;
+		pto_gm_insert(g->pend, PTO_GM_TASK_BITS, &ps->k, idx);
+	}
+	for (i = 0; i < ps->n && ps->p[i].unit != v->unit; i++)
+		;
+	if (i == ps->n) {
+		if (ps->n == ps->cap) {
+			u32 cap = max_t(u32, 2, ps->cap * 2);
+
+			p = krealloc_array(ps->p, cap, sizeof(*p), GFP_KERNEL);
+			if (!p)
+				goto out;
+			ps->p = p;
+			ps->cap = cap;
 		}
-		p->unit = v->unit;
+		ps->p[ps->n++].unit = v->unit;
 	}
-	if (p->unit == v->unit) {
-		p->mask = d->mask;
-		p->pc = d->pc;
-		p->tensor = d->tensor;
-	}
+	p = &ps->p[i];
+	p->mask = d->mask;
+	p->pc = d->pc;
+	p->tensor = d->tensor;
+	ret = 0;
 out:
 	mutex_unlock(&g->lock);
 	return ret;
@@ -592,7 +740,8 @@ int pto_gm_store(struct pto_gm_view *v, const struct pto_gm_access *a,
 		size_t off = (unsigned long)gm % PTO_GM_LINE;
 		size_t n = min_t(size_t, len, PTO_GM_LINE - off);
 		unsigned long idx = pto_gm_idx(gm);
-		struct pto_gm_line *d = xa_load(&v->dirty, idx);
+		struct pto_gm_line *d = v->ndirty ?
+			pto_gm_find(v->dirty, PTO_GM_VIEW_BITS, idx) : NULL;
 
 		if (!d) {
 			if (v->ndirty >= PTO_GM_DIRTY_MAX) {
@@ -601,11 +750,10 @@ int pto_gm_store(struct pto_gm_view *v, const struct pto_gm_access *a,
 					return ret;
 			}
 			d = kmalloc(sizeof(*d), GFP_KERNEL);
-			if (!d || xa_err(xa_store(&v->dirty, idx, d, GFP_KERNEL))) {
-				kfree(d);
+			if (!d)
 				return -ENOMEM;
-			}
 			d->mask = 0;
+			pto_gm_insert(v->dirty, PTO_GM_VIEW_BITS, &d->k, idx);
 			v->ndirty++;
 		}
 		memcpy(d->data + off, src, n);
@@ -698,6 +846,7 @@ int pto_gm_fence(struct pto_gm_view *v, struct pto_task *t)
 int pto_gm_invalidate(struct pto_gm_view *v, struct pto_task *t,
 		      const u8 *gm)
 {
+	struct pto_gm_inval *iv;
 	struct pto_gm_task *g;
 	u64 seq;
 
@@ -706,14 +855,32 @@ int pto_gm_invalidate(struct pto_gm_view *v, struct pto_task *t,
 	if (!v->on)
 		return 0;
 	g = pto_gm_task_peek(t);
-	seq = g ? READ_ONCE(g->seq) : 0;
+	if (!g) {
+		seq = 0;
+	} else if (gm) {
+		seq = READ_ONCE(g->seq);
+	} else {
+		mutex_lock(&g->lock);
+		seq = g->seq;
+		pto_gm_set_epoch(g, t, v->unit, seq);
+		mutex_unlock(&g->lock);
+	}
 	if (!gm) {
 		v->epoch = seq;
-		xa_destroy(&v->inval);
+		pto_gm_inval_clear(v);
 		return 0;
 	}
-	return xa_err(xa_store(&v->inval, pto_gm_idx(gm), xa_mk_value(seq),
-			       GFP_KERNEL));
+	iv = pto_gm_find(v->inval, PTO_GM_INVAL_BITS, pto_gm_idx(gm));
+	if (!iv) {
+		iv = kmalloc(sizeof(*iv), GFP_KERNEL);
+		if (!iv)
+			return -ENOMEM;
+		pto_gm_insert(v->inval, PTO_GM_INVAL_BITS, &iv->k,
+			      pto_gm_idx(gm));
+		v->ninval++;
+	}
+	iv->seq = seq;
+	return 0;
 }
 
 /**
@@ -725,10 +892,18 @@ int pto_gm_invalidate(struct pto_gm_view *v, struct pto_task *t,
  */
 int pto_gm_view_end(struct pto_gm_view *v, struct pto_task *t)
 {
+	struct pto_gm_task *g;
 	int ret = 0;
 
-	if (v->live)
+	if (v->live) {
 		ret = pto_gm_publish(v, t, false);
+		g = pto_gm_task_peek(t);
+		if (g) {
+			mutex_lock(&g->lock);
+			pto_gm_set_epoch(g, t, v->unit, U64_MAX);
+			mutex_unlock(&g->lock);
+		}
+	}
 	pto_gm_view_drop(v);
 	return ret;
 }
@@ -758,7 +933,8 @@ int pto_gm_atomic_add(struct pto_gm_view *v, const struct pto_gm_access *a,
 	struct pto_gm_hist *h;
 
 	if (v->on) {
-		d = v->ndirty ? xa_load(&v->dirty, idx) : NULL;
+		d = v->ndirty ? pto_gm_find(v->dirty, PTO_GM_VIEW_BITS, idx) :
+				NULL;
 		g = d ? pto_gm_task_get(t) : pto_gm_task_peek(t);
 		if (d && !g)
 			return -ENOMEM;
@@ -766,12 +942,12 @@ int pto_gm_atomic_add(struct pto_gm_view *v, const struct pto_gm_access *a,
 	if (g)
 		mutex_lock(&g->lock);
 	if (v->on && v->ndirty) {
-		d = xa_load(&v->dirty, idx);
+		d = pto_gm_find(v->dirty, PTO_GM_VIEW_BITS, idx);
 		if (d)
 			pto_gm_publish_line(v, t, g, idx, d, PTO_GM_END);
 	}
 	*old = atomic_fetch_add(add, (atomic_t *)gm);
-	h = g ? xa_load(&g->hist, idx) : NULL;
+	h = g ? pto_gm_find(g->hist, PTO_GM_TASK_BITS, idx) : NULL;
 	if (h) {
 		struct pto_gm_line l = {
 			.mask = pto_gm_mask((unsigned long)gm % PTO_GM_LINE, 4),

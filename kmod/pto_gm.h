@@ -3,16 +3,30 @@
 #ifndef __PTO_GM_H__
 #define __PTO_GM_H__
 
+#include <linux/list.h>
 #include <linux/types.h>
-#include <linux/xarray.h>
 
 #include "pto_task.h"
 
+/* Buckets of a unit's lines not yet published, and of its invalidated lines. */
+#define PTO_GM_VIEW_BITS 8
+#define PTO_GM_INVAL_BITS 4
+
+/**
+ * struct pto_gm_key - an entry of one of pto_gm.c's hash tables
+ * @node: in its bucket
+ * @key: the GM line's index (its address / PTO_GM_LINE)
+ */
+struct pto_gm_key {
+	struct hlist_node node;
+	unsigned long key;
+};
+
 /**
  * struct pto_gm_view - how one running unit sees GM (non-coherent GM)
- * @dirty: its stores not yet published: line index -> struct pto_gm_line
- * @inval: lines invalidated one by one (CACHEINVALID of a tensor): line
- *         index -> the task's publication count then (xa value)
+ * @dirty: its stores not yet published (struct pto_gm_line, by line)
+ * @inval: lines invalidated one by one (CACHEINVALID of a tensor), with
+ *         the task's publication count then (struct pto_gm_inval)
  * @epoch: the task's publication count at its last CACHEINVALID of the
  *         whole GM (0: its block start; the task's first publication is 1)
  * @ndirty: entries of @dirty
@@ -21,19 +35,21 @@
  *       the task, so stores through it are buffered (others write through:
  *       no unit of the task can see the difference)
  * @on: the unit's queue is non-coherent (else every call goes to GM)
- * @live: @dirty and @inval are initialised
+ * @live: the unit runs (its tables may hold entries)
+ * @ninval: entries of @inval
  * @rep_work: the instruction count of the last hazard reported (one per
  *            instruction)
  */
 struct pto_gm_view {
-	struct xarray dirty;
-	struct xarray inval;
+	struct hlist_head dirty[1 << PTO_GM_VIEW_BITS];
+	struct hlist_head inval[1 << PTO_GM_INVAL_BITS];
 	u64 epoch;
 	u32 ndirty;
 	u32 unit;
 	u16 obs;
 	bool on;
 	bool live;
+	u32 ninval;
 	u64 rep_work;
 };
 

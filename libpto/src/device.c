@@ -17,6 +17,8 @@ _Static_assert(PTO_CAP_SYNCOBJ == DRM_PTO_NPU_CAP_SYNCOBJ,
 	       "public capability bits mirror the uapi");
 _Static_assert(PTO_CAP_PROFILE == DRM_PTO_NPU_CAP_PROFILE,
 	       "public capability bits mirror the uapi");
+_Static_assert(PTO_CAP_MEMORY_MODEL == DRM_PTO_NPU_CAP_MEMORY_MODEL,
+	       "public capability bits mirror the uapi");
 _Static_assert(sizeof(struct pto_limits) == 152,
 	       "new limits take reserved space: the structure keeps its size");
 
@@ -27,6 +29,7 @@ static const struct {
 	{ PTO_CAP_GM_MMAP, "gm_mmap" },
 	{ PTO_CAP_SYNCOBJ, "syncobj" },
 	{ PTO_CAP_PROFILE, "profile" },
+	{ PTO_CAP_MEMORY_MODEL, "memory_model" },
 };
 
 int pto_query(int fd, uint32_t type, void *data, uint32_t size)

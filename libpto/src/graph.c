@@ -66,6 +66,8 @@ static void pto_vec_free(struct pto_vec *v)
 	free(v->data);
 }
 
+static void pto_graph_print_hazards(const struct pto_graph *g);
+
 static struct pto_graph_task *pto_task(const struct pto_graph *g, size_t i)
 {
 	return PTO_VEC_AT(&g->tasks, struct pto_graph_task, i);
@@ -119,6 +121,7 @@ PTO_API void pto_graph_free(struct pto_graph *g)
 	pto_vec_free(&g->access);
 	pto_vec_free(&g->preds);
 	pto_vec_free(&g->names);
+	pto_vec_free(&g->hazards);
 	free(g->blocks);
 	free(g->profs);
 	free(g);
@@ -911,9 +914,22 @@ static void pto_sort_blocks(struct pto_graph *g, struct pto_graph_task *t)
 	free(tmp);
 }
 
+/* Keep a hazard of the run (a failed allocation loses only the report). */
+static void pto_run_hazard(struct pto_graph *g, uint32_t idx,
+			   const struct pto_cqe *c,
+			   const struct drm_pto_npu_hazard *in)
+{
+	struct pto_graph_hazard h = { .task = idx, .cqe = *c };
+
+	pto_hazard_from_drm(&h.h, in);
+	if (!pto_vec_reserve(&g->hazards, sizeof(h), 1))
+		pto_vec_append(&g->hazards, sizeof(h), &h, 1);
+}
+
 static void pto_run_complete(struct pto_run *r,
 			     const struct drm_pto_npu_cqe *cqe,
-			     const struct drm_pto_npu_prof *prof)
+			     const struct drm_pto_npu_prof *prof,
+			     const struct drm_pto_npu_hazard *haz)
 {
 	struct pto_graph *g = r->g;
 	struct pto_graph_task *t;
@@ -927,6 +943,8 @@ static void pto_run_complete(struct pto_run *r,
 	if (t->status != PTO_STATUS_PENDING)
 		return;
 	pto_cqe_from_drm(&c, cqe);
+	if (haz && (cqe->flags & DRM_PTO_NPU_CQE_F_HAZARD))
+		pto_run_hazard(g, (uint32_t)idx, &c, haz);
 	if (t->nblocks < pto_task_records(t)) {
 		if (g->profs)
 			pto_prof_from_drm(&g->profs[t->block_off + t->nblocks],
@@ -955,16 +973,19 @@ static int pto_run_reap(struct pto_run *r)
 {
 	struct drm_pto_npu_cqe batch[PTO_GRAPH_REAP_BATCH];
 	struct drm_pto_npu_prof pbatch[PTO_GRAPH_REAP_BATCH];
+	struct drm_pto_npu_hazard hbatch[PTO_GRAPH_REAP_BATCH];
+	bool san = r->q->cq.hazs;
 	int total = 0, n, i;
 
 	do {
-		n = pto_cq_reap_prof(&r->q->cq, batch,
-				     r->g->profs ? pbatch : NULL,
-				     PTO_GRAPH_REAP_BATCH);
+		n = pto_cq_reap_ext(&r->q->cq, batch,
+				    r->g->profs ? pbatch : NULL,
+				    san ? hbatch : NULL, PTO_GRAPH_REAP_BATCH);
 		if (n < 0)
 			return n;
 		for (i = 0; i < n; i++)
-			pto_run_complete(r, &batch[i], &pbatch[i]);
+			pto_run_complete(r, &batch[i], &pbatch[i],
+					 san ? &hbatch[i] : NULL);
 		total += n;
 	} while (n == PTO_GRAPH_REAP_BATCH);
 	return total;
@@ -1103,6 +1124,7 @@ PTO_API int pto_graph_run(struct pto_graph *g, struct pto_queue *q,
 			return -ENOMEM;
 	}
 	pto_graph_reset_results(g);
+	g->hazards.n = 0;
 	g->ran = true;
 	r.seq = ++q->run_seq;
 	if (timeout_ns > 0 && timeout_ns < INT64_MAX - pto_time_ns())
@@ -1111,6 +1133,7 @@ PTO_API int pto_graph_run(struct pto_graph *g, struct pto_queue *q,
 	ret = pto_run_loop(&r, deadline);
 	g->runs++;
 	pto_trace_export(g);
+	pto_graph_print_hazards(g);
 	if (ret) {
 		/* Nothing may run that this call no longer accounts for. */
 		pto_sq_retract(&q->sq);
@@ -1132,6 +1155,61 @@ PTO_API int pto_graph_run(struct pto_graph *g, struct pto_queue *q,
 }
 
 /* ------------------------------------------------------------- results */
+
+PTO_API unsigned int pto_graph_hazard_count(const struct pto_graph *g)
+{
+	return g && g->ran ? (unsigned int)g->hazards.n : 0;
+}
+
+PTO_API int pto_graph_hazard(const struct pto_graph *g, unsigned int i,
+			     unsigned int *task, struct pto_cqe *cqe,
+			     struct pto_hazard *h)
+{
+	const struct pto_graph_hazard *x;
+
+	if (!g || i >= pto_graph_hazard_count(g))
+		return -EINVAL;
+	x = PTO_VEC_AT(&g->hazards, struct pto_graph_hazard, i);
+	if (task)
+		*task = x->task;
+	if (cqe)
+		*cqe = x->cqe;
+	if (h)
+		*h = x->h;
+	return 0;
+}
+
+PTO_API int pto_graph_hazard_str(const struct pto_graph *g, unsigned int i,
+				 char *buf, size_t len)
+{
+	const struct pto_graph_hazard *x;
+	char nbuf[32], text[320];
+	int n;
+
+	if (!g || i >= pto_graph_hazard_count(g) || (len && !buf))
+		return -EINVAL;
+	x = PTO_VEC_AT(&g->hazards, struct pto_graph_hazard, i);
+	n = pto_hazard_str(&x->cqe, &x->h, text, sizeof(text));
+	if (n < 0)
+		return n;
+	return snprintf(buf, len, "%s: %s",
+			pto_trace_task_name(g, x->task, nbuf, sizeof(nbuf)),
+			text);
+}
+
+/* PTO_SANITIZE=1: every hazard of the run on stderr, as KASAN would. */
+static void pto_graph_print_hazards(const struct pto_graph *g)
+{
+	const char *san = getenv("PTO_SANITIZE");
+	char buf[400];
+	unsigned int i;
+
+	if (!san || !*san || !strcmp(san, "0"))
+		return;
+	for (i = 0; i < pto_graph_hazard_count(g); i++)
+		if (pto_graph_hazard_str(g, i, buf, sizeof(buf)) >= 0)
+			fprintf(stderr, "pto: hazard: %s\n", buf);
+}
 
 PTO_API const char *pto_graph_task_name(const struct pto_graph *g,
 					unsigned int idx)

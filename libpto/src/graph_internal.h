@@ -122,11 +122,22 @@ struct pto_graph {
 	struct pto_vec names;
 	struct pto_block_info *blocks;
 	struct pto_block_prof *profs;
+	struct pto_vec hazards;
 	uint64_t total_blocks;
 	bool ran;
 	char msg[PTO_GRAPH_MSG_SIZE];
 	char name[PTO_GRAPH_NAME_SIZE];
 	unsigned int runs;
+};
+
+/*
+ * A hazard of the last run (a sanitizing queue): the graph task, the
+ * completion it came with and the report.
+ */
+struct pto_graph_hazard {
+	uint32_t task;
+	struct pto_cqe cqe;
+	struct pto_hazard h;
 };
 
 #define PTO_VEC_AT(v, type, i) (&((type *)(v)->data)[i])

@@ -150,6 +150,7 @@ struct pto_queue {
 	struct pto_cq cq;
 	uint32_t run_seq;
 	uint64_t work_budget;
+	bool noncoherent;
 };
 
 /* drmIoctl() restarts on EINTR/EAGAIN; errors come back as -errno. */
@@ -174,6 +175,8 @@ int pto_queue_init_rings(struct pto_queue *q, void *map, size_t map_size,
 void pto_cqe_from_drm(struct pto_cqe *out, const struct drm_pto_npu_cqe *in);
 void pto_prof_from_drm(struct pto_block_prof *out,
 		       const struct drm_pto_npu_prof *in);
+void pto_hazard_from_drm(struct pto_hazard *out,
+			 const struct drm_pto_npu_hazard *in);
 int pto_queue_init_prof(struct pto_queue *q, uint32_t prof_offset,
 			uint32_t prof_size);
 

@@ -698,6 +698,14 @@ PTO_API int pto_kb_cacheinvalid(struct pto_kb *kb)
 	return pto_kb_emit(kb, PTO_OP_CACHEINVALID, 0, 0, 0, 0, 0, 0, 0);
 }
 
+PTO_API int pto_kb_cacheinvalid_tensor(struct pto_kb *kb, uint32_t tensor)
+{
+	PTO_KB_ENTER(kb);
+	PTO_KB_CHECK(pto_kb_use_arg(kb, PTO_OP_CACHEINVALID, tensor, 0));
+	return pto_kb_emit(kb, PTO_OP_CACHEINVALID, 0, 0, 0, 0, PTO_CINV_TENSOR,
+			   0, tensor);
+}
+
 PTO_API int pto_kb_syncall_hard(struct pto_kb *kb, enum pto_sync_type type)
 {
 	PTO_KB_ENTER(kb);

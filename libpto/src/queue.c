@@ -5,6 +5,7 @@
  * ioctls and the conversion from the public task description.
  */
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -152,6 +153,58 @@ int pto_queue_init_prof(struct pto_queue *q, uint32_t prof_offset,
 	return 0;
 }
 
+/* A sanitizing queue's hazard records: one per CQE, inside the mapping. */
+static int pto_queue_init_haz(struct pto_queue *q, uint32_t off, uint32_t size)
+{
+	uint64_t end = off + (uint64_t)q->cq.nentries * size;
+	uint64_t cq_off = (uint64_t)((uint8_t *)q->cq.cqes - (uint8_t *)q->map);
+	uint64_t cq_end = cq_off + (uint64_t)q->cq.nentries * sizeof(*q->cq.cqes);
+
+	if (!off && !size)
+		return 0;
+	if (size != sizeof(struct drm_pto_npu_hazard) ||
+	    off < sizeof(struct drm_pto_npu_ring_header) ||
+	    off % _Alignof(struct drm_pto_npu_hazard) || end > q->map_size ||
+	    (off < cq_end && cq_off < end))
+		return -EPROTO;
+	q->cq.hazs = (const struct drm_pto_npu_hazard *)((uint8_t *)q->map +
+							 off);
+	return 0;
+}
+
+_Static_assert(PTO_BLOCK_HAZARD == DRM_PTO_NPU_CQE_F_HAZARD,
+	       "block flags mirror the CQE's");
+
+/*
+ * The GM flags of a queue: those asked for, else the environment's
+ * (PTO_SANITIZE=1, PTO_GM=coherent|noncoherent), when the device can.
+ */
+static uint32_t pto_queue_gm_flags(const struct pto_device *dev,
+				   uint32_t flags)
+{
+	const char *san = getenv("PTO_SANITIZE"), *gm = getenv("PTO_GM");
+	uint32_t out = 0;
+
+	if (flags & PTO_QUEUE_SANITIZE)
+		out |= DRM_PTO_NPU_QUEUE_F_SANITIZE;
+	if (flags & PTO_QUEUE_COHERENT)
+		out |= DRM_PTO_NPU_QUEUE_F_COHERENT;
+	if (flags & PTO_QUEUE_NONCOHERENT)
+		out |= DRM_PTO_NPU_QUEUE_F_NONCOHERENT;
+	if (!(dev->info.capabilities & PTO_CAP_MEMORY_MODEL))
+		return out;
+	if (!(flags & (PTO_QUEUE_COHERENT | PTO_QUEUE_NONCOHERENT)) && gm) {
+		if (!strcmp(gm, "coherent"))
+			out |= DRM_PTO_NPU_QUEUE_F_COHERENT;
+		else if (!strcmp(gm, "noncoherent"))
+			out |= DRM_PTO_NPU_QUEUE_F_NONCOHERENT;
+	}
+	if (!(out & DRM_PTO_NPU_QUEUE_F_COHERENT) && san && *san &&
+	    strcmp(san, "0"))
+		out |= DRM_PTO_NPU_QUEUE_F_SANITIZE;
+	return out;
+}
+
 /* Profiling: asked for, or PTO_TRACE_DIR / PTO_PROFILE=1 and the device can. */
 static bool pto_queue_wants_prof(const struct pto_device *dev, uint32_t flags)
 {
@@ -214,13 +267,19 @@ PTO_API int pto_queue_create_params(struct pto_device *dev,
 	for (i = 0; i < sizeof(params->reserved) / sizeof(params->reserved[0]); i++)
 		if (params->reserved[i])
 			return -EINVAL;
-	if ((params->flags & ~PTO_QUEUE_PROFILE) || params->reserved32)
+	if ((params->flags & ~(PTO_QUEUE_PROFILE | PTO_QUEUE_SANITIZE |
+			       PTO_QUEUE_COHERENT | PTO_QUEUE_NONCOHERENT)) ||
+	    params->reserved32)
+		return -EINVAL;
+	if ((params->flags & PTO_QUEUE_COHERENT) &&
+	    (params->flags & (PTO_QUEUE_SANITIZE | PTO_QUEUE_NONCOHERENT)))
 		return -EINVAL;
 	c.sq_slots = params->sq_slots;
 	c.cq_entries = params->cq_entries;
 	c.work_budget = params->work_budget;
 	if (pto_queue_wants_prof(dev, params->flags))
 		c.flags |= DRM_PTO_NPU_QUEUE_F_PROFILE;
+	c.flags |= pto_queue_gm_flags(dev, params->flags);
 	q = calloc(1, sizeof(*q));
 	if (!q)
 		return -ENOMEM;
@@ -233,6 +292,7 @@ PTO_API int pto_queue_create_params(struct pto_device *dev,
 	q->id = c.queue_id;
 	q->handle = c.handle;
 	q->work_budget = c.work_budget;
+	q->noncoherent = c.gm_model != 0;
 	if (!c.ring_size || (size_t)c.ring_size != c.ring_size ||
 	    (off_t)c.mmap_offset < 0 ||
 	    (uint64_t)(off_t)c.mmap_offset != c.mmap_offset) {
@@ -251,6 +311,10 @@ PTO_API int pto_queue_create_params(struct pto_device *dev,
 		ret = c.prof_size ? pto_queue_init_prof(q, c.prof_offset,
 							c.prof_size) :
 				    -EPROTO;
+	if (!ret)
+		ret = pto_queue_init_haz(q, c.haz_offset, c.haz_size);
+	if (!ret && (c.flags & DRM_PTO_NPU_QUEUE_F_SANITIZE) && !q->cq.hazs)
+		ret = -EPROTO;
 	if (ret) {
 		munmap(map, c.ring_size);
 		goto err_destroy;
@@ -453,17 +517,111 @@ PTO_API const char *pto_wait_kind_name(unsigned int kind)
 							     "UNKNOWN";
 }
 
+PTO_API bool pto_queue_sanitizing(const struct pto_queue *q)
+{
+	return q && q->cq.hazs;
+}
+
+PTO_API bool pto_queue_noncoherent(const struct pto_queue *q)
+{
+	return q && q->noncoherent;
+}
+
+PTO_API const char *pto_hazard_kind_name(unsigned int kind)
+{
+	static const char *const names[] = {
+		[PTO_HAZARD_NONE] = "NONE",
+		[PTO_HAZARD_STALE_READ] = "STALE_READ",
+		[PTO_HAZARD_UNFENCED] = "UNFENCED",
+		[PTO_HAZARD_PREDICATE] = "PREDICATE",
+		[PTO_HAZARD_RACE] = "RACE",
+	};
+
+	return kind < PTO_ARRAY_SIZE(names) && names[kind] ? names[kind] :
+							     "UNKNOWN";
+}
+
+static const char *pto_core_label(unsigned int type)
+{
+	return type == PTO_CORE_AIC ? "AIC" : type == PTO_CORE_AIV ? "AIV" : "?";
+}
+
+PTO_API int pto_hazard_str(const struct pto_cqe *c, const struct pto_hazard *h,
+			   char *buf, size_t len)
+{
+	const char *oc = pto_core_label(h ? h->other_core_type : 0);
+
+	if (!c || !h || (len && !buf))
+		return -EINVAL;
+	switch (h->kind) {
+	case PTO_HAZARD_STALE_READ:
+	case PTO_HAZARD_UNFENCED:
+		return snprintf(buf, len,
+				"task %llu block %u (%s%u) pc %u: load of arg %u [elem %llu] reads bytes block %u (%s%u) stored at pc %u %s (%s)",
+				(unsigned long long)c->task_id, c->info.block,
+				pto_core_label(c->info.core_type), c->info.core,
+				h->pc, h->tensor, (unsigned long long)h->elem,
+				h->other_block, oc, h->other_core, h->other_pc,
+				h->kind == PTO_HAZARD_STALE_READ ?
+				"and published by FENCE after this block's last CACHEINVALID" :
+				"without a FENCE before this load could see them",
+				pto_hazard_kind_name(h->kind));
+	case PTO_HAZARD_PREDICATE:
+		return snprintf(buf, len,
+				"task %llu: predicate operand arg %u [elem %llu] is written by task %llu (arg %u), which is unfinished or not among its dependencies: the dispatch-point read can see stale data (PREDICATE)",
+				(unsigned long long)c->task_id, h->tensor,
+				(unsigned long long)h->elem,
+				(unsigned long long)h->other_task,
+				h->other_tensor);
+	case PTO_HAZARD_RACE:
+		return snprintf(buf, len,
+				"task %llu: arg %u [elem %llu] overlaps arg %u of task %llu, one of them writing, with no dependency path between the two tasks (RACE)",
+				(unsigned long long)c->task_id, h->tensor,
+				(unsigned long long)h->elem, h->other_tensor,
+				(unsigned long long)h->other_task);
+	}
+	return snprintf(buf, len, "task %llu block %u: hazard kind %u (%s)",
+			(unsigned long long)c->task_id, c->info.block, h->kind,
+			pto_hazard_kind_name(h->kind));
+}
+
 PTO_API int pto_queue_reap(struct pto_queue *q, struct pto_cqe *out,
 			   unsigned int max)
 {
-	return pto_queue_reap_prof(q, out, NULL, max);
+	return pto_queue_reap_hazards(q, out, NULL, NULL, max);
 }
 
 PTO_API int pto_queue_reap_prof(struct pto_queue *q, struct pto_cqe *out,
 				struct pto_block_prof *prof, unsigned int max)
 {
+	return pto_queue_reap_hazards(q, out, prof, NULL, max);
+}
+
+void pto_hazard_from_drm(struct pto_hazard *out,
+			 const struct drm_pto_npu_hazard *in)
+{
+	*out = (struct pto_hazard){
+		.kind = in->kind,
+		.count = in->count,
+		.pc = in->pc,
+		.tensor = in->tensor,
+		.elem = in->elem,
+		.other_task = in->other_task,
+		.other_pc = in->other_pc,
+		.other_block = in->other_block,
+		.other_core = in->other_core,
+		.other_core_type = in->other_core_type,
+		.other_tensor = in->other_tensor,
+	};
+}
+
+PTO_API int pto_queue_reap_hazards(struct pto_queue *q, struct pto_cqe *out,
+				   struct pto_block_prof *prof,
+				   struct pto_hazard *haz, unsigned int max)
+{
 	struct drm_pto_npu_cqe batch[32];
 	struct drm_pto_npu_prof pbatch[32];
+	struct drm_pto_npu_hazard hbatch[32];
 	unsigned int done = 0;
 
 	if (!q || (max && !out))
@@ -476,13 +634,16 @@ PTO_API int pto_queue_reap_prof(struct pto_queue *q, struct pto_cqe *out,
 
 		if (want > PTO_ARRAY_SIZE(batch))
 			want = PTO_ARRAY_SIZE(batch);
-		n = pto_cq_reap_prof(&q->cq, batch, prof ? pbatch : NULL, want);
+		n = pto_cq_reap_ext(&q->cq, batch, prof ? pbatch : NULL,
+				    haz ? hbatch : NULL, want);
 		if (n < 0)
 			return done ? (int)done : n;
 		for (i = 0; i < (unsigned int)n; i++) {
 			pto_cqe_from_drm(&out[done + i], &batch[i]);
 			if (prof)
 				pto_prof_from_drm(&prof[done + i], &pbatch[i]);
+			if (haz)
+				pto_hazard_from_drm(&haz[done + i], &hbatch[i]);
 		}
 		done += n;
 		if ((unsigned int)n < want)

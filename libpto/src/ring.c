@@ -153,6 +153,13 @@ int pto_cq_reap(struct pto_cq *cq, struct drm_pto_npu_cqe *out,
 int pto_cq_reap_prof(struct pto_cq *cq, struct drm_pto_npu_cqe *out,
 		     struct drm_pto_npu_prof *prof, unsigned int max)
 {
+	return pto_cq_reap_ext(cq, out, prof, NULL, max);
+}
+
+int pto_cq_reap_ext(struct pto_cq *cq, struct drm_pto_npu_cqe *out,
+		    struct drm_pto_npu_prof *prof,
+		    struct drm_pto_npu_hazard *haz, unsigned int max)
+{
 	uint32_t tail = __atomic_load_n(cq->tail, __ATOMIC_ACQUIRE);
 	uint32_t head = __atomic_load_n(cq->head, __ATOMIC_RELAXED);
 	uint32_t avail = tail - head, n, i;
@@ -167,6 +174,12 @@ int pto_cq_reap_prof(struct pto_cq *cq, struct drm_pto_npu_cqe *out,
 			prof[i] = cq->profs[(head + i) & (cq->nentries - 1)];
 		else
 			memset(&prof[i], 0, sizeof(prof[i]));
+	}
+	for (i = 0; haz && i < n; i++) {
+		if (cq->hazs)
+			haz[i] = cq->hazs[(head + i) & (cq->nentries - 1)];
+		else
+			memset(&haz[i], 0, sizeof(haz[i]));
 	}
 	if (n)
 		__atomic_store_n(cq->head, head + n, __ATOMIC_RELEASE);

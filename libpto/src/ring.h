@@ -38,6 +38,7 @@ struct pto_sq {
 struct pto_cq {
 	struct drm_pto_npu_cqe *cqes;
 	const struct drm_pto_npu_prof *profs;
+	const struct drm_pto_npu_hazard *hazs;
 	uint32_t nentries;
 	uint32_t *head;
 	uint32_t *tail;
@@ -138,5 +139,19 @@ int pto_cq_reap(struct pto_cq *cq, struct drm_pto_npu_cqe *out,
  */
 int pto_cq_reap_prof(struct pto_cq *cq, struct drm_pto_npu_cqe *out,
 		     struct drm_pto_npu_prof *prof, unsigned int max);
+
+/**
+ * pto_cq_reap_ext() - pto_cq_reap_prof(), and each CQE's hazard record
+ * @cq: ring
+ * @out: room for @max CQEs
+ * @prof: room for @max profile records, or NULL
+ * @haz: room for @max hazard records (zeroed without @cq->hazs), or NULL
+ * @max: at most this many
+ *
+ * Return: as pto_cq_reap().
+ */
+int pto_cq_reap_ext(struct pto_cq *cq, struct drm_pto_npu_cqe *out,
+		    struct drm_pto_npu_prof *prof,
+		    struct drm_pto_npu_hazard *haz, unsigned int max);
 
 #endif /* PTO_RING_H */

@@ -273,7 +273,9 @@ TEST_F(queue, create_smallest_sizes_accepted)
 
 TEST_F(queue, create_unknown_flags_rejected)
 {
-	struct drm_pto_npu_queue_create c = { .flags = 2 };
+	struct drm_pto_npu_queue_create c = {
+		.flags = DRM_PTO_NPU_QUEUE_F_ALL + 1,
+	};
 
 	EXPECT_EQ(-EINVAL, q_create(self->fd, &c));
 	c.flags = DRM_PTO_NPU_QUEUE_F_PROFILE | 0x80000000u;

@@ -273,10 +273,22 @@ kunit_suites() {
 	rmmod pto_npu_kunit
 }
 
+# make check runs everything under the hazard sanitizer (every queue
+# sanitizes, on the chip's non-coherent GM unless a queue asks for
+# coherent): a test or example whose GM use would corrupt data on the
+# chip gets a report with its completions.
+sanitize_on() {
+	mkdir -p /etc/modprobe.d
+	echo "options pto_npu sanitize=1" >/etc/modprobe.d/pto-sanitize.conf
+	echo 1 >/sys/module/pto_npu/parameters/sanitize &&
+		echo "# sanitizer on: $(cat /sys/module/pto_npu/parameters/sanitize), non-coherent GM: $(cat /sys/module/pto_npu/parameters/noncoherent)"
+}
+
 # make vm-test T="a b": only those kselftests ("kunit": the KUnit suites),
 # then the kmemleak scan.
 if [ "$mode" = check ] && [ -n "$only" ]; then
 	modprobe pto_npu
+	sanitize_on
 	for name in $only; do
 		if [ "$name" = kunit ]; then
 			kunit_suites
@@ -284,6 +296,7 @@ if [ "$mode" = check ] && [ -n "$only" ]; then
 		fi
 		if [ "$name" = vm ]; then
 			vm_tests
+			sanitize_on
 			continue
 		fi
 		suite kselftest "$name"
@@ -322,6 +335,7 @@ leakscan)
 check)
 	vm_tests
 	kunit_suites
+	sanitize_on
 	for t in /pto/selftests/*; do
 		[ -x "$t" ] || continue
 		name=$(basename "$t")

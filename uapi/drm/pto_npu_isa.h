@@ -171,9 +171,18 @@ enum pto_opcode {
 	PTO_OP_GST = 0x11,
 	/** @PTO_OP_ATOMIC_ADD: s[dst] = old g(imm)[s[a], s[b]] (int32); add s[c]. */
 	PTO_OP_ATOMIC_ADD = 0x12,
-	/** @PTO_OP_FENCE: order this core's GM writes before its later accesses. */
+	/**
+	 * @PTO_OP_FENCE: publish this core's GM stores (non-coherent GM: they
+	 * become visible to other cores here, not before) and order them
+	 * before its later accesses.
+	 */
 	PTO_OP_FENCE = 0x13,
-	/** @PTO_OP_CACHEINVALID: make other cores' completed GM writes visible. */
+	/**
+	 * @PTO_OP_CACHEINVALID: make other cores' fenced GM stores visible to
+	 * this core's later loads. mode PTO_CINV_ALL: the whole GM; mode
+	 * PTO_CINV_TENSOR: imm = tensor argument, and only the 64-byte line
+	 * holding its view's base address is invalidated (as on the chip).
+	 */
 	PTO_OP_CACHEINVALID = 0x14,
 
 	/** @PTO_OP_TLOAD: t[dst] = g(imm)[s[a] .. +rows, s[b] .. +cols]. */
@@ -222,6 +231,17 @@ enum pto_opcode {
 	 */
 	PTO_OP_POP = 0x32,
 };
+
+/** enum pto_cinv_mode - PTO_OP_CACHEINVALID modes */
+enum pto_cinv_mode {
+	/** @PTO_CINV_ALL: every line of GM. */
+	PTO_CINV_ALL = 0,
+	/** @PTO_CINV_TENSOR: the line of tensor argument imm's base address. */
+	PTO_CINV_TENSOR = 1,
+};
+
+/** PTO_GM_LINE - bytes of a GM cache line (the unit of non-coherence). */
+#define PTO_GM_LINE 64
 
 /** enum pto_sync_mode - PTO_OP_SYNCALL modes */
 enum pto_sync_mode {

@@ -289,6 +289,44 @@ PTO_API int pto_graph_task_waits(const struct pto_graph *g, unsigned int idx,
 				 unsigned int *n);
 
 /**
+ * pto_graph_hazard_count() - hazards the sanitizer reported in the last run
+ * @g: graph
+ *
+ * The queue must sanitize (PTO_QUEUE_SANITIZE, or PTO_SANITIZE=1 in the
+ * environment, which also prints each on stderr). A hazard changes no
+ * status: the run goes on as it would on the chip.
+ *
+ * Return: their number (0 before a run or without the sanitizer).
+ */
+PTO_API unsigned int pto_graph_hazard_count(const struct pto_graph *g);
+
+/**
+ * pto_graph_hazard() - one hazard of the last run
+ * @g: graph
+ * @i: 0..pto_graph_hazard_count() - 1
+ * @task: out: the graph's task index, or NULL
+ * @cqe: out: the completion it came with (task id, block, core), or NULL
+ * @h: out: the report, or NULL
+ *
+ * Return: 0, or -EINVAL.
+ */
+PTO_API int pto_graph_hazard(const struct pto_graph *g, unsigned int i,
+			     unsigned int *task, struct pto_cqe *cqe,
+			     struct pto_hazard *h);
+
+/**
+ * pto_graph_hazard_str() - one hazard of the last run in words
+ * @g: graph
+ * @i: 0..pto_graph_hazard_count() - 1
+ * @buf: where the text goes: the task's name, then pto_hazard_str()'s
+ * @len: its size
+ *
+ * Return: as snprintf(), or -EINVAL.
+ */
+PTO_API int pto_graph_hazard_str(const struct pto_graph *g, unsigned int i,
+				 char *buf, size_t len);
+
+/**
  * pto_graph_first_error() - describe the first task that failed
  * @g: graph
  * @buf: buffer for the text, or NULL

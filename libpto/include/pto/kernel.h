@@ -353,10 +353,21 @@ PTO_API int pto_kb_gst(struct pto_kb *kb, unsigned int tensor, unsigned int row,
 PTO_API int pto_kb_atomic_add(struct pto_kb *kb, unsigned int d,
 			      unsigned int tensor, unsigned int row,
 			      unsigned int col, unsigned int src);
-/** pto_kb_fence() - FENCE: this core's GM writes before its later accesses. */
+/**
+ * pto_kb_fence() - FENCE: publish this core's GM stores (under non-coherent
+ * GM they reach the other cores here) before its later accesses.
+ */
 PTO_API int pto_kb_fence(struct pto_kb *kb);
-/** pto_kb_cacheinvalid() - CACHEINVALID: see other cores' finished writes. */
+/**
+ * pto_kb_cacheinvalid() - CACHEINVALID of the whole GM: this core's later
+ * loads see what other cores published (FENCE) before now.
+ */
 PTO_API int pto_kb_cacheinvalid(struct pto_kb *kb);
+/**
+ * pto_kb_cacheinvalid_tensor() - CACHEINVALID of one tensor argument: as
+ * on the chip, only the 64-byte line holding its view's base address.
+ */
+PTO_API int pto_kb_cacheinvalid_tensor(struct pto_kb *kb, uint32_t tensor);
 /**
  * pto_kb_syncall_hard() - SYNCALL HARD: every core of @type meets (FFTS
  * emulation); the task must be sync_start with one block per core of that

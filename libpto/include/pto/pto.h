@@ -54,6 +54,11 @@ extern "C" {
  * block's waits (PTO_QUEUE_PROFILE).
  */
 #define PTO_CAP_PROFILE (UINT64_C(1) << 2)
+/**
+ * PTO_CAP_MEMORY_MODEL - tensor directions with inferred dependencies,
+ * non-coherent GM and the hazard sanitizer (PTO_QUEUE_SANITIZE).
+ */
+#define PTO_CAP_MEMORY_MODEL (UINT64_C(1) << 3)
 
 struct pto_device;
 struct pto_buffer;

@@ -292,6 +292,11 @@ PTO_API const char *pto_reason_name(int reason);
 #define PTO_BLOCK_RAN (1U << 1)
 /** PTO_BLOCK_STAGED - the block was pre-staged (early resolve). */
 #define PTO_BLOCK_STAGED (1U << 2)
+/**
+ * PTO_BLOCK_HAZARD - the sanitizer found a hazard (PTO_QUEUE_SANITIZE):
+ * pto_queue_reap_hazards() returns it with the completion.
+ */
+#define PTO_BLOCK_HAZARD (1U << 3)
 
 /**
  * struct pto_block_info - what one block of a task did
@@ -343,6 +348,78 @@ struct pto_cqe {
 };
 
 /**
+ * enum pto_hazard_kind - what the sanitizer found (&pto_hazard.kind)
+ * @PTO_HAZARD_NONE: nothing
+ * @PTO_HAZARD_STALE_READ: a load of bytes another block of the task
+ *	published (FENCE) after this block's last CACHEINVALID
+ * @PTO_HAZARD_UNFENCED: a load of bytes another block stored and never
+ *	published with FENCE (before its syncall arrival)
+ * @PTO_HAZARD_PREDICATE: the predicate operand's last writer is unfinished
+ *	or not among the task's dependencies
+ * @PTO_HAZARD_RACE: overlapping GM with an earlier task, one writing, and
+ *	no dependency path between them
+ */
+enum pto_hazard_kind {
+	PTO_HAZARD_NONE = 0,
+	PTO_HAZARD_STALE_READ = 1,
+	PTO_HAZARD_UNFENCED = 2,
+	PTO_HAZARD_PREDICATE = 3,
+	PTO_HAZARD_RACE = 4,
+};
+
+/**
+ * struct pto_hazard - a sanitizer report, with the completion it came with
+ * @kind: &enum pto_hazard_kind
+ * @count: hazards the block (or the task, at intake) met, this one included
+ * @pc: the block's instruction (0 at intake)
+ * @tensor: the task's tensor argument
+ * @elem: element offset in @tensor's view (row * row stride + col * col stride)
+ * @other_task: id of the task on the other side (the same for in-task)
+ * @other_pc: the other side's instruction (0 at intake)
+ * @other_block: the other side's block
+ * @other_core: its core, among cores of @other_core_type
+ * @other_core_type: &enum pto_core_type, 0 at intake
+ * @other_tensor: the other task's tensor argument
+ */
+struct pto_hazard {
+	uint32_t kind;
+	uint32_t count;
+	uint32_t pc;
+	uint32_t tensor;
+	uint64_t elem;
+	uint64_t other_task;
+	uint32_t other_pc;
+	uint32_t other_block;
+	uint16_t other_core;
+	uint8_t other_core_type;
+	uint8_t other_tensor;
+};
+
+/**
+ * pto_hazard_kind_name() - name of a hazard kind ("STALE_READ", ...)
+ * @kind: &enum pto_hazard_kind
+ *
+ * Return: a constant string; "UNKNOWN" for a value libpto does not know.
+ */
+PTO_API const char *pto_hazard_kind_name(unsigned int kind);
+
+/**
+ * pto_hazard_str() - a hazard in words
+ * @c: the completion it came with (task, block, core)
+ * @h: the hazard
+ * @buf: where the text goes (NUL-terminated, truncated to @len)
+ * @len: its size
+ *
+ * For example "task 12 block 3 (AIV7) pc 41: load of arg 1 [elem 64] reads
+ * bytes stored by block 2 (AIV2) at pc 17, published by FENCE after this
+ * block's last CACHEINVALID (STALE_READ)".
+ *
+ * Return: the length the full text has (as snprintf()), or -EINVAL.
+ */
+PTO_API int pto_hazard_str(const struct pto_cqe *c, const struct pto_hazard *h,
+			   char *buf, size_t len);
+
+/**
  * pto_time_ns() - CLOCK_MONOTONIC now, in nanoseconds
  *
  * The clock of pto_queue_wait() deadlines and of block timestamps.
@@ -377,6 +454,29 @@ PTO_API int pto_queue_create(struct pto_device *dev, uint32_t sq_slots,
  * or PTO_PROFILE=1 and the device can.
  */
 #define PTO_QUEUE_PROFILE (1U << 0)
+/**
+ * PTO_QUEUE_SANITIZE - &pto_queue_params.flags: the device checks GM
+ * hazards of the queue's tasks (Documentation/memory-model.rst); a
+ * completion flagged PTO_BLOCK_HAZARD has a &struct pto_hazard
+ * (pto_queue_reap_hazards(), pto_graph_hazard()). Needs
+ * PTO_CAP_MEMORY_MODEL; implies non-coherent GM. Also set, unless
+ * PTO_QUEUE_COHERENT is, when the environment has PTO_SANITIZE=1.
+ */
+#define PTO_QUEUE_SANITIZE (1U << 1)
+/**
+ * PTO_QUEUE_COHERENT - &pto_queue_params.flags: GM is coherent for the
+ * queue's tasks (every store visible at once). Without this flag or
+ * PTO_QUEUE_NONCOHERENT the device's default applies (its module
+ * parameter noncoherent, on unless changed), or the environment's
+ * PTO_GM=coherent / PTO_GM=noncoherent.
+ */
+#define PTO_QUEUE_COHERENT (1U << 2)
+/**
+ * PTO_QUEUE_NONCOHERENT - &pto_queue_params.flags: GM as on the chip:
+ * stores visible to other cores at FENCE (or at the block's end, to later
+ * tasks only), loads stale until CACHEINVALID.
+ */
+#define PTO_QUEUE_NONCOHERENT (1U << 3)
 
 /**
  * struct pto_queue_params - how pto_queue_create_params() makes a queue
@@ -466,6 +566,38 @@ PTO_API const char *pto_wait_kind_name(unsigned int kind);
  * Return: true if its completions carry waits (PTO_QUEUE_PROFILE).
  */
 PTO_API bool pto_queue_profiling(const struct pto_queue *q);
+
+/**
+ * pto_queue_sanitizing() - whether a queue's tasks are checked for hazards
+ * @q: queue
+ *
+ * Return: true if its completions may carry hazards (PTO_QUEUE_SANITIZE,
+ * PTO_SANITIZE=1 or the device's module parameter sanitize).
+ */
+PTO_API bool pto_queue_sanitizing(const struct pto_queue *q);
+
+/**
+ * pto_queue_noncoherent() - whether a queue's tasks see non-coherent GM
+ * @q: queue
+ *
+ * Return: true if they do (the device said so when it made the queue).
+ */
+PTO_API bool pto_queue_noncoherent(const struct pto_queue *q);
+
+/**
+ * pto_queue_reap_hazards() - pto_queue_reap_prof(), and hazard records
+ * @q: queue
+ * @out: room for @max completions
+ * @prof: room for @max profile records, or NULL
+ * @haz: room for @max hazard records, or NULL; the record of a completion
+ *	 without PTO_BLOCK_HAZARD is zeroed
+ * @max: at most this many
+ *
+ * Return: as pto_queue_reap().
+ */
+PTO_API int pto_queue_reap_hazards(struct pto_queue *q, struct pto_cqe *out,
+				   struct pto_block_prof *prof,
+				   struct pto_hazard *haz, unsigned int max);
 
 /**
  * pto_queue_create_params() - pto_queue_create() with more settings
