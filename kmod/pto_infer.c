@@ -19,8 +19,10 @@
  * With DRM_PTO_NPU_QUEUE_F_SANITIZE, arguments without a direction go
  * into the trees too, as their kernels access them (the verifier's
  * &pto_kernel.arg_load, .arg_store), never inferred from: a task that
- * overlaps an unfinished one, one of them writing, with no dependency
- * path between them is a RACE; a predicate whose operand's last writer is
+ * overlaps an unfinished one, one of them writing and one of them
+ * directed, with no dependency path between them is a RACE (two views
+ * without a direction say what their kernels may address, not what they
+ * do); a predicate whose operand's last writer is
  * unfinished and not an ancestor is a PREDICATE hazard. The path search
  * visits at most PTO_INFER_PATH_MAX tasks; past that it assumes the two
  * are ordered (no false report, a missed one possible).
@@ -397,7 +399,14 @@ static void pto_infer_races(struct pto_task *task, struct pto_infer_rec *r,
 	for (i = 0; i < ((r->acc & PTO_ACC_WRITE) ? 2 : 1); i++)
 		for (o = pto_itree_iter_first(roots[i], r->start, r->last); o;
 		     o = pto_itree_iter_next(o, r->start, r->last)) {
+			/*
+			 * Two views without a direction name what their
+			 * kernels may address, not what they do: tasks
+			 * writing disjoint rows through one whole tensor
+			 * are the common case. One side must be directed.
+			 */
 			if (o->task == task || !all_known ||
+			    (!o->directed && !r->directed) ||
 			    o->task->path_mark == task->id)
 				continue;
 			pto_infer_report(task, DRM_PTO_NPU_HAZARD_RACE, r->tensor,
