@@ -239,6 +239,29 @@ static void write_waits(struct pto_trace_ctx *c, size_t i, unsigned int k,
 	}
 }
 
+/* The sanitizer's report on unit @b of task @i, as its bar's arg. */
+static void write_hazard_arg(struct pto_trace_ctx *c, size_t i,
+			     const struct pto_block_info *b)
+{
+	unsigned int h, n = pto_graph_hazard_count(c->g);
+	char text[400];
+
+	for (h = 0; h < n; h++) {
+		const struct pto_graph_hazard *x =
+			PTO_VEC_AT(&c->g->hazards, struct pto_graph_hazard, h);
+
+		if (x->task != i || x->cqe.info.block != b->block ||
+		    x->cqe.info.core != b->core ||
+		    x->cqe.info.core_type != b->core_type)
+			continue;
+		if (pto_graph_hazard_str(c->g, h, text, sizeof(text)) < 0)
+			return;
+		fputs(",\"hazard\":", c->f);
+		pto_json_str(c->f, text);
+		return;
+	}
+}
+
 static void write_units(struct pto_trace_ctx *c, size_t i)
 {
 	const struct pto_graph_task *t = task_at(c->g, i);
@@ -278,6 +301,8 @@ static void write_units(struct pto_trace_ctx *c, size_t i)
 		if (pr)
 			fprintf(c->f, ",\"waits\":%u,\"wait_us\":%.3f",
 				pr[k].nwaits, (double)pr[k].wait_ns / 1000.0);
+		if (b->flags & PTO_BLOCK_HAZARD)
+			write_hazard_arg(c, i, b);
 		fputs("}}", c->f);
 		if (pr)
 			write_waits(c, i, k, b, &pr[k]);
