@@ -353,20 +353,6 @@ static bool pto_infer_ancestors(struct pto_task *task)
 	return true;
 }
 
-/* Element offset (row * cols + col) in @ta's view of byte @byte of the view. */
-static u64 pto_infer_elem(const struct pto_targ *ta, u64 byte)
-{
-	u64 e = byte / ta->esize, r = 0, c = 0;
-
-	if (ta->rows > 1 && ta->row_stride) {
-		r = min(e / ta->row_stride, ta->rows - 1);
-		e -= r * ta->row_stride;
-	}
-	if (ta->col_stride)
-		c = min(e / ta->col_stride, ta->cols - 1);
-	return r * ta->cols + c;
-}
-
 /* The intake record: after the units' own (pto_task_haz()). */
 static struct drm_pto_npu_hazard *pto_infer_haz(struct pto_task *task)
 {
@@ -410,7 +396,7 @@ static void pto_infer_races(struct pto_task *task, struct pto_infer_rec *r,
 			    o->task->path_mark == task->id)
 				continue;
 			pto_infer_report(task, DRM_PTO_NPU_HAZARD_RACE, r->tensor,
-					 pto_infer_elem(ta, max(o->start, r->start) -
+					 pto_targ_elem_index(ta, max(o->start, r->start) -
 							ta->offset), o);
 		}
 }

@@ -373,7 +373,7 @@ enum pto_hazard_kind {
  * @count: hazards the block (or the task, at intake) met, this one included
  * @pc: the block's instruction (0 at intake)
  * @tensor: the task's tensor argument
- * @elem: element offset in @tensor's view (row * row stride + col * col stride)
+ * @elem: element of @tensor's 2-D view (row * cols + col)
  * @other_task: id of the task on the other side (the same for in-task)
  * @other_pc: the other side's instruction (0 at intake)
  * @other_block: the other side's block
