@@ -7,6 +7,10 @@
  * Then the same chain with task 3 pointed one tile past the end of x: it
  * must fail with a GM fault, the tasks after it with DEP_FAILED, and
  * pto_graph_first_error() must name task 3.
+ *
+ * Last, the chain with no dependency named, each task's tensor INOUT: the
+ * dependencies are inferred (each task writes what the next reads), the
+ * graph has the same edges and the result is the same.
  */
 #include <errno.h>
 #include <math.h>
@@ -44,8 +48,9 @@ static struct pto_kernel *build_step(struct pto_device *dev)
 /* The chain; task @bad (if < CHAIN) addresses the rows past the tile. */
 static struct pto_graph *build_chain(struct pto_device *dev,
 				     struct pto_kernel *k, struct pto_tensor *x,
-				     int bad)
+				     int bad, bool inferred)
 {
+	static const uint8_t inout = PTO_ARG_INOUT;
 	struct pto_tensor *args[1] = { x };
 	struct pto_graph *g;
 	int i;
@@ -63,13 +68,31 @@ static struct pto_graph *build_chain(struct pto_device *dev,
 			.scalars = &row,
 			.num_scalars = 1,
 			.deps = &dep,
-			.num_deps = i ? 1 : 0,
+			.num_deps = i && !inferred ? 1 : 0,
+			.tensor_dirs = inferred ? &inout : NULL,
 		};
 
 		snprintf(name, sizeof(name), "exp_chain_%d", i);
 		ex_add(g, &d);
 	}
 	return g;
+}
+
+/* Task i > 0 depends on task i - 1 only, named or @inferred. */
+static void check_chain_edges(const struct pto_graph *g, bool inferred)
+{
+	unsigned int i;
+
+	for (i = 0; i < CHAIN; i++) {
+		uint32_t dep = 0;
+		uint8_t inf = 0;
+		int n = pto_graph_task_deps(g, i, &dep, &inf, 1);
+
+		if (n != (i ? 1 : 0) || (n && (dep != i - 1 || inf != inferred)))
+			ex_fail("%s chain: task %u has %d deps (first %u, inferred %u), want %s",
+				inferred ? "inferred" : "named", i, n, dep, inf,
+				i ? "the one before" : "none");
+	}
 }
 
 static void init_x(float *x, float *ref)
@@ -90,7 +113,7 @@ int main(void)
 	struct pto_graph *g;
 	char msg[256];
 	unsigned int i, step;
-	int ret, first;
+	int ret, first, form;
 
 	ex_name = "exp_chain";
 	ex_check(pto_device_open(0, &dev), "open device 0");
@@ -102,23 +125,29 @@ int main(void)
 	ex_check(pto_queue_create(dev, 0, 0, &q), "queue");
 
 	/* The chain as it should be. */
-	init_x(x, ref);
-	g = build_chain(dev, k, tx, CHAIN);
-	ex_run(g, q, "chain");
-	for (step = 0; step < CHAIN; step++)
+	for (form = 0; form < 2; form++) {
+		init_x(x, ref);
+		g = build_chain(dev, k, tx, CHAIN, form);
+		check_chain_edges(g, form);
+		ex_run(g, q, form ? "chain, inferred deps" : "chain");
+		for (step = 0; step < CHAIN; step++)
+			for (i = 0; i < ROWS * COLS; i++)
+				ref[i] = expf(ref[i]) * SCALE;
 		for (i = 0; i < ROWS * COLS; i++)
-			ref[i] = expf(ref[i]) * SCALE;
-	for (i = 0; i < ROWS * COLS; i++)
-		if (fabsf(x[i] - ref[i]) > REL_TOL * fabsf(ref[i]))
-			ex_fail("x[%u][%u] = %.9g, want %.9g", i / COLS,
-				i % COLS, x[i], ref[i]);
-	for (i = 0; i < CHAIN; i++)
-		ex_print_blocks(g, i);
-	pto_graph_free(g);
+			if (fabsf(x[i] - ref[i]) > REL_TOL * fabsf(ref[i]))
+				ex_fail("%sx[%u][%u] = %.9g, want %.9g",
+					form ? "inferred deps: " : "", i / COLS,
+					i % COLS, x[i], ref[i]);
+		for (i = 0; !form && i < CHAIN; i++)
+			ex_print_blocks(g, i);
+		pto_graph_free(g);
+		if (form)
+			printf("PASS exp_chain with inferred dependencies\n");
+	}
 
 	/* Task BAD_TASK reads past x: it fails, its dependants do not run. */
 	init_x(x, ref);
-	g = build_chain(dev, k, tx, BAD_TASK);
+	g = build_chain(dev, k, tx, BAD_TASK, false);
 	ret = pto_graph_run(g, q, EX_TIMEOUT_NS);
 	if (ret != -EIO)
 		ex_fail("faulty chain: run returned %s, want EIO (%s)",

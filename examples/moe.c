@@ -103,12 +103,21 @@ static struct pto_graph *build_graph(struct pto_device *dev,
 				     struct pto_kernel *expert,
 				     struct pto_tensor *assign,
 				     struct pto_tensor *counts,
-				     struct pto_tensor *out, bool predicated)
+				     struct pto_tensor *out, bool predicated,
+				     bool directed)
 {
 	static int64_t ids[EXPERTS];
 	static struct pto_predicate preds[EXPERTS];
 	struct pto_tensor *r_args[2] = { assign, counts };
 	struct pto_tensor *e_args[2] = { out, counts };
+	/*
+	 * Directions instead of deps: the router writes counts, each expert
+	 * reads it (read-after-write: the router). The experts write
+	 * disjoint rows of out through the whole tensor: left undirected, or
+	 * their ranges would overlap and order them one after another.
+	 */
+	static const uint8_t r_dirs[2] = { PTO_ARG_IN, PTO_ARG_INOUT };
+	static const uint8_t e_dirs[2] = { 0, PTO_ARG_IN };
 	struct pto_graph *g;
 	int64_t dep = 0;
 	int e;
@@ -120,6 +129,7 @@ static struct pto_graph *build_graph(struct pto_device *dev,
 			  .block_num = 1,
 			  .tensors = r_args,
 			  .num_tensors = 2,
+			  .tensor_dirs = directed ? r_dirs : NULL,
 		  });
 	for (e = 0; e < EXPERTS; e++) {
 		char name[32];
@@ -138,12 +148,31 @@ static struct pto_graph *build_graph(struct pto_device *dev,
 				  .num_tensors = 2,
 				  .scalars = &ids[e],
 				  .num_scalars = 1,
-				  .deps = &dep,
-				  .num_deps = 1,
+				  .deps = directed ? NULL : &dep,
+				  .num_deps = directed ? 0 : 1,
+				  .tensor_dirs = directed ? e_dirs : NULL,
 				  .predicate = predicated ? &preds[e] : NULL,
 			  });
 	}
 	return g;
+}
+
+/* The edges are the explicit form's: router -> each expert, nothing else. */
+static void check_edges(const struct pto_graph *g, const char *what,
+			bool inferred)
+{
+	unsigned int i;
+	uint32_t dep;
+	uint8_t inf;
+
+	for (i = 0; i < pto_graph_task_count(g); i++) {
+		int n = pto_graph_task_deps(g, i, &dep, &inf, 1);
+
+		if (n != (i ? 1 : 0) || (n && (dep != 0 || inf != inferred)))
+			ex_fail("%s: task %u has %d deps (first %u, inferred %u), want %s",
+				what, i, n, n ? dep : 0, n ? inf : 0,
+				i ? "the router" : "none");
+	}
 }
 
 static void check_out(const int32_t *po, const int32_t *want_counts,
@@ -211,9 +240,11 @@ int main(void)
 	expert_chk = build_expert(dev, true);
 	ex_check(pto_queue_create(dev, 0, 0, &q), "queue");
 
-	for (form = 0; form < 2; form++) {
-		bool predicated = form == 0;
-		const char *what = predicated ? "predicated experts" :
+	/* 0: predicated; 1: self-checking; 2: predicated, directions only. */
+	for (form = 0; form < 3; form++) {
+		bool predicated = form != 1, directed = form == 2;
+		const char *what = directed ? "predicated experts, inferred deps" :
+				   predicated ? "predicated experts" :
 						"self-checking experts";
 		struct pto_graph *g;
 		unsigned int dispatches, skipped;
@@ -224,7 +255,8 @@ int main(void)
 		for (e = 0; e < EXPERTS; e++)
 			pc[e] = -100;	/* the router must overwrite it */
 		g = build_graph(dev, router, predicated ? expert : expert_chk,
-				assign, counts, out, predicated);
+				assign, counts, out, predicated, directed);
+		check_edges(g, what, directed);
 		ex_run(g, q, what);
 		for (e = 0; e < EXPERTS; e++)
 			if (pc[e] != want_counts[e])

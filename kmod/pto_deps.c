@@ -99,8 +99,11 @@ void pto_deps_link(struct pto_ctx *ctx, struct pto_task *task,
 		if (p) {
 			struct pto_edge *e = &task->edges[n++];
 
+			/* An inferred edge to @p would duplicate this one. */
+			p->infer_mark = task->id;
 			e->consumer = task;
 			e->producer = p;
+			e->inferred = false;
 			list_add_tail(&e->link, &p->fanout);
 			task->fanin++;
 		} else if (pto_failed_id(ctx, deps[i])) {

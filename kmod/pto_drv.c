@@ -318,6 +318,7 @@ static int pto_open(struct drm_device *drm, struct drm_file *file)
 	xa_init_flags(&ctx->queues, XA_FLAGS_ALLOC1);
 	hash_init(ctx->tasks);
 	hash_init(ctx->failed);
+	pto_infer_init(&ctx->infer);
 	INIT_LIST_HEAD(&ctx->failed_fifo);
 	ctx->next_id = 1;
 	atomic_set(&ctx->inflight, 0);
@@ -342,6 +343,7 @@ static void pto_postclose(struct drm_device *drm, struct drm_file *file)
 	pto_queues_release(ctx);
 	pto_kernels_release(ctx);
 	pto_deps_forget_failed(ctx);
+	pto_infer_fini(&ctx->infer);
 	pto_gm_account_put(ctx->gm);
 	mutex_destroy(&ctx->submit_lock);
 	kfree(ctx->scratch);

@@ -13,6 +13,8 @@
 #include <linux/wait.h>
 #include <linux/xarray.h>
 #include <drm/drm_device.h>
+
+#include "pto_infer.h"
 #include <drm/drm_gem_shmem_helper.h>
 
 #include "pto_compat.h"
@@ -206,6 +208,8 @@ struct pto_failed {
  * @ready: its ready tasks per queue type, in order (sched lock)
  * @ready_link: in the scheduler's round robin of contexts with ready
  *	tasks, per queue type (sched lock)
+ * @infer: accesses of its tasks in flight, for dependency inference
+ *	(pto_infer.c)
  */
 struct pto_ctx {
 	struct pto_device *pdev;
@@ -228,6 +232,7 @@ struct pto_ctx {
 	u32 nfailed;
 	struct list_head ready[PTO_NUM_RQ];
 	struct list_head ready_link[PTO_NUM_RQ];
+	struct pto_infer_ctx infer;
 };
 
 /**

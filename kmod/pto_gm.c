@@ -223,12 +223,12 @@ static void pto_gm_merge(u8 *dst, const u8 *src, u64 mask)
 	}
 }
 
-/* Element offset, in tensor @tensor's view, of GM byte @p. */
+/* Element (row * cols + col), in tensor @tensor's view, of GM byte @p. */
 static u64 pto_gm_elem(const struct pto_task *t, u32 tensor, const u8 *p)
 {
 	const struct pto_targ *ta = &t->targs[tensor];
 
-	return (u64)(p - ta->base) / ta->esize;
+	return pto_targ_elem_index(ta, p - ta->base);
 }
 
 /* Tensor arguments whose buffer a kernel of @t reads (pto_gm_view.obs). */

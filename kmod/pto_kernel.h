@@ -30,6 +30,10 @@ static inline u32 pto_buf_base(const struct pto_topology *t, u8 buf)
 
 #define PTO_TILE_ALIGN 64
 
+/* How a task accesses a tensor argument: its direction, or its kernels' use. */
+#define PTO_ACC_READ 0x1
+#define PTO_ACC_WRITE 0x2
+
 /**
  * struct pto_tile_layout - a verified tile register
  * @dtype: enum pto_isa_dtype

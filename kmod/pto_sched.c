@@ -23,6 +23,7 @@
 #include "pto_barrier.h"
 #include "pto_deps.h"
 #include "pto_exec.h"
+#include "pto_infer.h"
 #include "pto_queue.h"
 #include "pto_sched.h"
 #include "pto_task_mem.h"
@@ -578,6 +579,7 @@ static void pto_complete(struct pto_sched *s, struct pto_task *first,
 		task->ts_retire = pto_pass_ns(&now);
 		pto_count_retire(ctx->pdev, task);
 		hash_del(&task->hnode);
+		pto_infer_retire(ctx, task);
 		list_del_init(&task->park_link);
 		if (failed)
 			pto_deps_remember_failed(ctx, task);
@@ -586,7 +588,8 @@ static void pto_complete(struct pto_sched *s, struct pto_task *first,
 			struct pto_task *c = e->consumer;
 
 			e->producer = NULL;
-			if (failed)
+			/* Inferred edges order; named ones also pass failure on. */
+			if (failed && !e->inferred)
 				c->dep_failed = true;
 			if (!--c->fanin)
 				pto_make_ready(s, c, &work, adopt, &now);
@@ -671,6 +674,7 @@ void pto_sched_add(struct pto_device *pdev, struct pto_task *task,
 	list_add_tail(&task->ctx_link, &ctx->live);
 	hash_add(ctx->tasks, &task->hnode, task->id);
 	pto_deps_link(ctx, task, deps);
+	pto_infer_link(ctx, task);
 	if (!task->fanin) {
 		u64 now = 0;
 

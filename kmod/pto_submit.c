@@ -32,6 +32,7 @@
 
 #include "pto_barrier.h"
 #include "pto_gem.h"
+#include "pto_infer.h"
 #include "pto_kernel.h"
 #include "pto_queue.h"
 #include "pto_sched.h"
@@ -108,13 +109,19 @@ static struct pto_task *pto_task_alloc(struct pto_ctx *ctx,
 	bool mix = e->kernel_aiv && e->kernel_aic;
 	u32 nparts = !mix ? 1 : e->split_mode == DRM_PTO_NPU_SPLIT_UP_DOWN ? 3 : 2;
 	u32 nrings = mix ? nb : 0;
+	const struct drm_pto_npu_tensor_arg *args = (const void *)(e + 1);
 	struct pto_task *t;
 	size_t size = sizeof(*t);
-	u32 i;
+	u32 i, nrecs = 0;
 	u8 *p;
 
+	/* Access records when some argument has a direction or the queue sanitizes. */
+	for (i = 0; i < nt && !nrecs; i++)
+		if (q->haz || args[i].flags)
+			nrecs = nt;
 	size += nt * sizeof(struct pto_targ) + ns * sizeof(s64) +
-		nd * sizeof(struct pto_edge) +
+		(nd + nrecs) * sizeof(struct pto_edge) +
+		nrecs * sizeof(struct pto_infer_rec) +
 		(size_t)nb * nparts * sizeof(struct pto_unit_rec) +
 		nrings * sizeof(struct pto_xring_set);
 	if (q->prof)
@@ -135,7 +142,10 @@ static struct pto_task *pto_task_alloc(struct pto_ctx *ctx,
 	t->scalars = (s64 *)p;
 	p += ns * sizeof(s64);
 	t->edges = (struct pto_edge *)p;
-	p += nd * sizeof(struct pto_edge);
+	t->edges_cap = nd + nrecs;
+	p += (nd + nrecs) * sizeof(struct pto_edge);
+	t->irecs = nrecs ? (struct pto_infer_rec *)p : NULL;
+	p += nrecs * sizeof(struct pto_infer_rec);
 	/*
 	 * Then, when the queue profiles, the waits (pto_task_prof()), and
 	 * when it sanitizes, the hazard records (pto_task_haz()).
@@ -342,6 +352,8 @@ static int pto_resolve_tensors(struct pto_task *t, struct drm_file *file,
 			return -ENOMEM;
 		}
 		ta->base = vaddr + a->offset;
+		ta->offset = a->offset;
+		ta->dir = a->flags;
 	}
 	return 0;
 }
@@ -584,6 +596,11 @@ static u32 pto_take_entry(struct pto_submit *sub, struct pto_queue *q,
 		pto_refuse(t, reason, detail);
 	else
 		pto_task_parse(sub, t, e, deps);
+	if (t->status == DRM_PTO_NPU_STATUS_OK && pto_infer_prepare(ctx, t)) {
+		t->status = DRM_PTO_NPU_STATUS_NOMEM;
+		t->num_deps = 0;
+		t->block_num = 0;
+	}
 	ctx->next_id++;
 	pto_task_account(sub, q, t);
 	pto_sched_add(sub->pdev, t, deps, &sub->freeable);

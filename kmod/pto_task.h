@@ -12,6 +12,7 @@
 
 #include "pto_kernel.h"
 
+struct pto_infer_rec;
 struct pto_xring_set;
 struct pto_queue;
 struct pto_gm_task;
@@ -26,14 +27,13 @@ struct pto_gm_task;
  * @col_stride: elements between columns
  * @dtype: enum pto_isa_dtype
  * @esize: element bytes
+ * @dir: DRM_PTO_NPU_TENSOR_F_* (its direction, 0 if none)
  * @soft_used: SOFT syncall workspace (pto_barrier.c, soft_lock): the
  *             used_cores of the task's first arrival, 0 before it,
  *             PTO_SOFT_BROKEN once the contract is broken
  * @soft_next: the counter the task's next arrival must find; once broken,
  *             the value that broke it (every unit's detail)
- *
- * The SOFT fields fill the padding after @esize: a task stays within its
- * small-task cache object (pto_task_mem.c).
+ * @offset: byte offset of element [0, 0] in @bo
  */
 struct pto_targ {
 	struct pto_bo *bo;
@@ -44,8 +44,10 @@ struct pto_targ {
 	u64 col_stride;
 	u8 dtype;
 	u8 esize;
+	u8 dir;
 	u16 soft_used;
 	s32 soft_next;
+	u64 offset;
 };
 
 enum pto_ts {
@@ -100,11 +102,14 @@ struct pto_unit_prof {
  * @link: in the producer's fanout list
  * @consumer: the dependent task
  * @producer: the task depended on; NULL once it has completed
+ * @inferred: inferred from tensor directions, not named by the task
+ *            (orders only: a failed producer does not fail the consumer)
  */
 struct pto_edge {
 	struct list_head link;
 	struct pto_task *consumer;
 	struct pto_task *producer;
+	bool inferred;
 };
 
 /**
@@ -193,6 +198,16 @@ enum pto_task_state {
  * @progress: bumped by its running units at each check: the watchdog ends
  *            a wait only when no unit of the task has run for timeout_ms
  * @wd_progress: @progress as the watchdog last saw it (sched lock)
+ * @irecs: per tensor argument, its access in the context's trees
+ *         (pto_infer.c), NULL when no argument has a direction and the
+ *         queue does not sanitize
+ * @edges_cap: room in @edges
+ * @edges_ext: @edges was allocated apart from the task (kfree at free)
+ * @num_inferred: edges inferred from directions (not named by the task)
+ * @infer_mark: id of the task being linked that already has an edge to
+ *              this one (sched lock)
+ * @path_mark: id of the task whose ancestors the sanitizer found this one
+ *             among (sched lock)
  */
 struct pto_task {
 	struct pto_ctx *ctx;
@@ -254,6 +269,12 @@ struct pto_task {
 	struct list_head park_link;
 	atomic_long_t progress;
 	long wd_progress;
+	struct pto_infer_rec *irecs;
+	u32 edges_cap;
+	bool edges_ext;
+	u32 num_inferred;
+	u64 infer_mark;
+	u64 path_mark;
 };
 
 /*

@@ -188,6 +188,8 @@ void pto_task_put_resources(struct pto_task *task)
 			pto_kernel_put(task->kern[i]);
 	if (task->batch)
 		dma_fence_put(&task->batch->base);
+	if (task->edges_ext)
+		kfree(task->edges);
 }
 
 /**

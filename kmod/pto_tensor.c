@@ -82,7 +82,8 @@ int pto_targ_resolve(const struct drm_pto_npu_tensor_arg *arg, u64 bo_size,
 
 	t->esize = pto_dtype_size(arg->dtype);
 	t->dtype = arg->dtype;
-	if (arg->flags || !t->esize || n < 1 || n > 4 || arg->offset % t->esize)
+	if ((arg->flags & ~DRM_PTO_NPU_TENSOR_F_ALL) || !t->esize || n < 1 ||
+	    n > 4 || arg->offset % t->esize)
 		return DRM_PTO_NPU_REASON_TENSOR_LAYOUT;
 	ret = pto_targ_strides(arg, strides);
 	if (ret)
@@ -99,6 +100,27 @@ int pto_targ_resolve(const struct drm_pto_npu_tensor_arg *arg, u64 bo_size,
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(pto_targ_resolve);
+
+/**
+ * pto_targ_elem_index - the element of a view a byte belongs to
+ * @ta: the tensor
+ * @byte: byte offset from the view's base (inside what it can address)
+ *
+ * Return: its index in the 2-D view, row * cols + col (the hazard
+ * records' element offset).
+ */
+u64 pto_targ_elem_index(const struct pto_targ *ta, u64 byte)
+{
+	u64 e = byte / ta->esize, r = 0, c = 0;
+
+	if (ta->rows > 1 && ta->row_stride) {
+		r = min(e / ta->row_stride, ta->rows - 1);
+		e -= r * ta->row_stride;
+	}
+	if (ta->col_stride)
+		c = min(e / ta->col_stride, ta->cols - 1);
+	return r * ta->cols + c;
+}
 
 /**
  * pto_targ_read - one element of a tensor as a 64-bit integer

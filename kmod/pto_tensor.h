@@ -12,6 +12,7 @@
 int pto_targ_resolve(const struct drm_pto_npu_tensor_arg *arg, u64 bo_size,
 		     struct pto_targ *t);
 s64 pto_targ_read(const struct pto_targ *t, u64 row, u64 col);
+u64 pto_targ_elem_index(const struct pto_targ *ta, u64 byte);
 bool pto_targ_window_fits(const struct pto_targ *t, s64 row, s64 col,
 			  u32 rows, u32 cols, s64 *bad_row, s64 *bad_col);
 void pto_targ_copy_tile(const struct pto_targ *t, u64 row, u64 col,

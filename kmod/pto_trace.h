@@ -279,6 +279,36 @@ TRACE_EVENT(pto_hazard,
 		      __entry->other_tensor)
 );
 
+/*
+ * Dependency inference at intake: @edges linked in all, @inferred of them
+ * inferred from tensor directions (the others named by the task), and the
+ * kind of hazard the sanitizer found at intake (0: none; the hazard itself
+ * in pto_hazard, unit -1).
+ */
+TRACE_EVENT(pto_infer,
+	    TP_PROTO(const struct pto_task *t, u32 hazard),
+	    TP_ARGS(t, hazard),
+	    TP_STRUCT__entry(__field(u64, ctx)
+			     __field(u64, task)
+			     __field(u32, dev)
+			     __field(u32, edges)
+			     __field(u32, inferred)
+			     __field(u32, hazard)),
+	    TP_fast_assign(__entry->ctx = t->ctx->uid;
+			   __entry->task = t->id;
+			   __entry->dev = t->ctx->pdev->index;
+			   __entry->edges = t->num_edges;
+			   __entry->inferred = t->num_inferred;
+			   __entry->hazard = hazard;),
+	    TP_printk("dev=%u ctx=%llu task=%llu edges=%u inferred=%u hazard=%s",
+		      __entry->dev, __entry->ctx, __entry->task,
+		      __entry->edges, __entry->inferred,
+		      __print_symbolic(__entry->hazard,
+				       { 0, "NONE" },
+				       { DRM_PTO_NPU_HAZARD_PREDICATE, "PREDICATE" },
+				       { DRM_PTO_NPU_HAZARD_RACE, "RACE" }))
+);
+
 #endif /* _PTO_TRACE_H_ */
 
 #undef TRACE_INCLUDE_PATH

@@ -117,6 +117,8 @@ PTO_API void pto_graph_free(struct pto_graph *g)
 	pto_vec_free(&g->tensor_use);
 	pto_vec_free(&g->scalars);
 	pto_vec_free(&g->deps);
+	pto_vec_free(&g->ideps);
+	pto_vec_free(&g->access);
 	pto_vec_free(&g->preds);
 	pto_vec_free(&g->names);
 	pto_vec_free(&g->hazards);
@@ -173,6 +175,8 @@ struct pto_add_ctx {
 	/* d->block_num, a grid sentinel resolved to the device's count */
 	uint32_t blocks;
 	char label[96];
+	uint32_t *ideps;
+	uint32_t nideps;
 };
 
 static __attribute__((format(printf, 3, 4))) int
@@ -437,6 +441,11 @@ static int pto_add_tensors(struct pto_add_ctx *c,
 		if (pto_tensor_arg(t, &args[i], why, sizeof(why)))
 			return pto_add_fail(c, -EINVAL, "tensor %u: %s", i,
 					    why);
+		if (d->tensor_dirs && (d->tensor_dirs[i] & ~PTO_ARG_INOUT))
+			return pto_add_fail(c, -EINVAL,
+					    "tensor %u: direction 0x%x is not PTO_ARG_IN, _OUT or _INOUT",
+					    i, d->tensor_dirs[i]);
+		args[i].flags = d->tensor_dirs ? d->tensor_dirs[i] : 0;
 		if (pto_add_check_dtype(c, d->kernel_aiv, i, t->layout.dtype) ||
 		    pto_add_check_dtype(c, d->kernel_aic, i, t->layout.dtype) ||
 		    pto_add_check_soft_ws(c, i, t))
@@ -471,14 +480,25 @@ static uint64_t pto_arg_element(const struct drm_pto_npu_tensor_arg *a,
 	return a->offset + elem * pto_dtype_size(a->dtype);
 }
 
-static bool pto_is_dep(const struct pto_task_desc *d, size_t k)
+static bool pto_has(const uint32_t *v, uint32_t n, uint32_t x)
 {
 	uint32_t i;
 
-	for (i = 0; i < d->num_deps; i++)
-		if (d->deps[i] == (int64_t)k)
+	for (i = 0; i < n; i++)
+		if (v[i] == x)
 			return true;
 	return false;
+}
+
+/* Task @k is a dependency of the task being added, named or inferred. */
+static bool pto_is_dep(const struct pto_add_ctx *c, size_t k)
+{
+	uint32_t i;
+
+	for (i = 0; i < c->d->num_deps; i++)
+		if (c->d->deps[i] == (int64_t)k)
+			return true;
+	return pto_has(c->ideps, c->nideps, (uint32_t)k);
 }
 
 /*
@@ -497,7 +517,7 @@ static int pto_add_check_producers(struct pto_add_ctx *c,
 	for (k = 0; k < c->idx; k++) {
 		const struct pto_graph_task *t = pto_task(g, k);
 
-		if (pto_is_dep(c->d, k))
+		if (pto_is_dep(c, k))
 			continue;
 		for (j = 0; j < t->num_tensors; j++) {
 			const struct drm_pto_npu_tensor_arg *w = PTO_VEC_AT(
@@ -507,7 +527,12 @@ static int pto_add_check_producers(struct pto_add_ctx *c,
 							t->tensor_off + j);
 			char who[96];
 
+			/*
+			 * A directed read of the operand is ordered after
+			 * every directed writer: inferred, transitively.
+			 */
 			if (!(*use & PTO_ARG_WRITTEN) ||
+			    ((op->flags & PTO_ARG_IN) && (w->flags & PTO_ARG_OUT)) ||
 			    w->handle != op->handle ||
 			    at >= w->offset + pto_arg_extent(w) ||
 			    end <= w->offset)
@@ -581,14 +606,114 @@ static int pto_add_deps(struct pto_add_ctx *c, uint32_t *deps, uint32_t *n)
 	return 0;
 }
 
+static int pto_u32_cmp(const void *x, const void *y)
+{
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+/*
+ * Dependencies inferred from directions, as the device infers them
+ * (kmod/pto_infer.c): to each earlier task with a live directed range
+ * overlapping a directed tensor of this one, one of the two writing, and
+ * not already a named dependency. The device links only the tasks still
+ * in flight: a subset of these.
+ */
+static int pto_add_infer(struct pto_add_ctx *c,
+			 const struct drm_pto_npu_tensor_arg *args,
+			 const uint32_t *deps, uint32_t ndeps)
+{
+	const struct pto_graph *g = c->g;
+	size_t live = g->access.n, k;
+	uint32_t i;
+
+	if (!live || !c->d->tensor_dirs)
+		return 0;
+	c->ideps = malloc(live * sizeof(*c->ideps));
+	if (!c->ideps)
+		return pto_add_fail(c, -ENOMEM, "%s", pto_strerror(-ENOMEM));
+	for (i = 0; i < c->d->num_tensors; i++) {
+		const struct drm_pto_npu_tensor_arg *a = &args[i];
+		uint64_t start = a->offset, last;
+
+		if (!a->flags)
+			continue;
+		last = start + pto_arg_extent(a) - 1;
+		for (k = 0; k < live; k++) {
+			const struct pto_graph_access *r = PTO_VEC_AT(
+				&g->access, struct pto_graph_access, k);
+
+			if (r->handle != a->handle || r->last < start ||
+			    r->start > last ||
+			    !((a->flags | r->dir) & PTO_ARG_OUT) ||
+			    pto_has(deps, ndeps, r->task) ||
+			    pto_has(c->ideps, c->nideps, r->task))
+				continue;
+			c->ideps[c->nideps++] = r->task;
+		}
+	}
+	qsort(c->ideps, c->nideps, sizeof(*c->ideps), pto_u32_cmp);
+	return 0;
+}
+
+/*
+ * Enter task @idx's directed ranges (room reserved): a directed write
+ * takes out the earlier ranges it covers, now ordered before it.
+ */
+static void pto_add_access(struct pto_graph *g, uint32_t idx,
+			   const struct drm_pto_npu_tensor_arg *args, uint32_t n)
+{
+	uint32_t i;
+	size_t k;
+
+	for (i = 0; i < n; i++) {
+		struct pto_graph_access r = {
+			.handle = args[i].handle,
+			.task = idx,
+			.start = args[i].offset,
+			.dir = (uint8_t)args[i].flags,
+		};
+
+		if (!r.dir)
+			continue;
+		r.last = r.start + pto_arg_extent(&args[i]) - 1;
+		for (k = 0; (r.dir & PTO_ARG_OUT) && k < g->access.n;) {
+			struct pto_graph_access *o = PTO_VEC_AT(
+				&g->access, struct pto_graph_access, k);
+
+			if (o->handle == r.handle && o->start >= r.start &&
+			    o->last <= r.last)
+				*o = *PTO_VEC_AT(&g->access, struct pto_graph_access,
+						 --g->access.n);
+			else
+				k++;
+		}
+		pto_vec_append(&g->access, sizeof(r), &r, 1);
+	}
+}
+
+static int pto_graph_add_task_ctx(struct pto_add_ctx *cp);
+
 PTO_API int pto_graph_add_task(struct pto_graph *g,
 			       const struct pto_task_desc *desc)
 {
+	struct pto_add_ctx c = { .g = g, .d = desc };
+	int ret;
+
+	ret = pto_graph_add_task_ctx(&c);
+	free(c.ideps);
+	return ret;
+}
+
+static int pto_graph_add_task_ctx(struct pto_add_ctx *cp)
+{
+	struct pto_graph *g = cp->g;
+	const struct pto_task_desc *desc = cp->d;
 	struct drm_pto_npu_tensor_arg args[PTO_MAX_ARGS];
 	struct drm_pto_npu_predicate pred;
 	uint8_t use[PTO_MAX_ARGS];
 	uint32_t deps[PTO_MAX_ARGS], ndeps;
-	struct pto_add_ctx c = { .g = g, .d = desc };
 	struct pto_graph_task t = { 0 };
 	size_t name_len = 0;
 	uint32_t records;
@@ -597,28 +722,30 @@ PTO_API int pto_graph_add_task(struct pto_graph *g,
 	if (!g)
 		return -EINVAL;
 	g->msg[0] = '\0';
-	c.idx = g->tasks.n;
-	pto_task_label(c.label, sizeof(c.label), c.idx,
+	cp->idx = g->tasks.n;
+	pto_task_label(cp->label, sizeof(cp->label), cp->idx,
 		       desc ? desc->name : NULL);
 	if (!desc)
-		return pto_add_fail(&c, -EINVAL, "no task description");
-	if (c.idx >= INT32_MAX)
-		return pto_add_fail(&c, -E2BIG, "too many tasks");
+		return pto_add_fail(cp, -EINVAL, "no task description");
+	if (cp->idx >= INT32_MAX)
+		return pto_add_fail(cp, -E2BIG, "too many tasks");
 
-	ret = pto_add_check_shape(&c);
+	ret = pto_add_check_shape(cp);
 	if (!ret)
-		ret = pto_add_tensors(&c, args, use);
+		ret = pto_add_tensors(cp, args, use);
 	if (!ret)
-		ret = pto_add_deps(&c, deps, &ndeps);
+		ret = pto_add_deps(cp, deps, &ndeps);
+	if (!ret)
+		ret = pto_add_infer(cp, args, deps, ndeps);
 	if (!ret && desc->predicate)
-		ret = pto_add_predicate(&c, args, &pred);
+		ret = pto_add_predicate(cp, args, &pred);
 	if (ret)
 		return ret;
-	records = c.blocks *
+	records = cp->blocks *
 		  pto_task_parts(desc->kernel_aiv && desc->kernel_aic,
 				 desc->split_mode);
 	if (g->total_blocks + records > UINT32_MAX)
-		return pto_add_fail(&c, -E2BIG, "too many blocks in the graph");
+		return pto_add_fail(cp, -E2BIG, "too many blocks in the graph");
 
 	if (desc->name)
 		name_len = strlen(desc->name) + 1;
@@ -633,20 +760,25 @@ PTO_API int pto_graph_add_task(struct pto_graph *g,
 				      desc->num_scalars);
 	if (!ret)
 		ret = pto_vec_reserve(&g->deps, sizeof(uint32_t), ndeps);
+	if (!ret)
+		ret = pto_vec_reserve(&g->ideps, sizeof(uint32_t), cp->nideps);
+	if (!ret)
+		ret = pto_vec_reserve(&g->access, sizeof(struct pto_graph_access),
+				      desc->num_tensors);
 	if (!ret && desc->predicate)
 		ret = pto_vec_reserve(&g->preds, sizeof(pred), 1);
 	if (!ret)
 		ret = pto_vec_reserve(&g->names, 1, name_len);
 	if (ret)
-		return pto_add_fail(&c, ret, "%s", pto_strerror(ret));
+		return pto_add_fail(cp, ret, "%s", pto_strerror(ret));
 
 	t = (struct pto_graph_task){
 		.block_off = g->total_blocks,
 		.kernel = { desc->kernel_aiv ? desc->kernel_aiv->handle : 0,
 			    desc->kernel_aic ? desc->kernel_aic->handle : 0 },
 		.flags = desc->flags,
-		.block_num = c.blocks,
-		.grid = desc->block_num != c.blocks ? desc->block_num : 0,
+		.block_num = cp->blocks,
+		.grid = desc->block_num != cp->blocks ? desc->block_num : 0,
 		.status = PTO_STATUS_PENDING,
 		.num_tensors = (uint8_t)desc->num_tensors,
 		.num_scalars = (uint8_t)desc->num_scalars,
@@ -660,6 +792,10 @@ PTO_API int pto_graph_add_task(struct pto_graph *g,
 	t.scalar_off = pto_vec_append(&g->scalars, sizeof(int64_t),
 				      desc->scalars, desc->num_scalars);
 	t.dep_off = pto_vec_append(&g->deps, sizeof(uint32_t), deps, ndeps);
+	t.idep_off = pto_vec_append(&g->ideps, sizeof(uint32_t), cp->ideps,
+				    cp->nideps);
+	t.num_ideps = cp->nideps;
+	pto_add_access(g, (uint32_t)cp->idx, args, desc->num_tensors);
 	if (desc->predicate) {
 		t.flags |= DRM_PTO_NPU_TASK_F_PREDICATE;
 		t.pred = pto_vec_append(&g->preds, sizeof(pred), &pred, 1);
@@ -668,7 +804,7 @@ PTO_API int pto_graph_add_task(struct pto_graph *g,
 		t.name = pto_vec_append(&g->names, 1, desc->name, name_len) + 1;
 	g->total_blocks += records;
 	pto_vec_append(&g->tasks, sizeof(t), &t, 1);
-	return (int)c.idx;
+	return (int)cp->idx;
 }
 
 /* ------------------------------------------------------------- running */
@@ -1153,6 +1289,25 @@ PTO_API uint64_t pto_graph_task_id(const struct pto_graph *g, unsigned int idx)
 	if (!g || idx >= g->tasks.n)
 		return 0;
 	return pto_task(g, idx)->task_id;
+}
+
+PTO_API int pto_graph_task_deps(const struct pto_graph *g, unsigned int idx,
+				uint32_t *deps, uint8_t *inferred,
+				unsigned int max)
+{
+	const struct pto_graph_task *t;
+	uint32_t d, n;
+
+	if (!g || idx >= g->tasks.n || (max && !deps))
+		return -EINVAL;
+	t = pto_task(g, idx);
+	n = pto_graph_ndeps(t);
+	for (d = 0; d < n && d < max; d++) {
+		deps[d] = pto_graph_dep(g, t, d);
+		if (inferred)
+			inferred[d] = d >= t->num_deps;
+	}
+	return (int)n;
 }
 
 PTO_API int pto_graph_task_blocks(const struct pto_graph *g, unsigned int idx,

@@ -47,6 +47,8 @@ struct pto_vec {
  * @reason: enum pto_reason of the last run
  * @split_mode: mixed tasks: enum pto_split_mode
  * @slot_num: mixed tasks: cross-core ring slots as given (0: default)
+ * @idep_off: first inferred dependency in &pto_graph.ideps
+ * @num_ideps: dependencies inferred from tensor directions (not in @deps)
  */
 struct pto_graph_task {
 	uint64_t task_id;
@@ -69,6 +71,25 @@ struct pto_graph_task {
 	uint8_t reason;
 	uint8_t split_mode;
 	uint16_t slot_num;
+	uint32_t idep_off;
+	uint32_t num_ideps;
+};
+
+/**
+ * struct pto_graph_access - a directed tensor argument's byte range, as
+ * dependency inference sees it (the device's rule, kmod/pto_infer.c)
+ * @handle: its buffer
+ * @task: graph index of the task
+ * @start: first byte
+ * @last: last byte the view can address
+ * @dir: PTO_ARG_IN / PTO_ARG_OUT bits
+ */
+struct pto_graph_access {
+	uint32_t handle;
+	uint32_t task;
+	uint64_t start;
+	uint64_t last;
+	uint8_t dir;
 };
 
 /**
@@ -79,6 +100,9 @@ struct pto_graph_task {
  * @tensor_use: per tensor argument: PTO_ARG_* bits of the task's kernels
  * @scalars: int64_t scalars of every task
  * @deps: uint32_t dependencies (graph indexes) of every task
+ * @ideps: uint32_t dependencies inferred from tensor directions
+ * @access: struct pto_graph_access: the directed ranges no later directed
+ *	    write covers (what a new task's inferred dependencies come from)
  * @preds: struct drm_pto_npu_predicate
  * @names: NUL-terminated names
  * @blocks: struct pto_block_info results, one run's worth
@@ -95,6 +119,8 @@ struct pto_graph {
 	struct pto_vec tensor_use;
 	struct pto_vec scalars;
 	struct pto_vec deps;
+	struct pto_vec ideps;
+	struct pto_vec access;
 	struct pto_vec preds;
 	struct pto_vec names;
 	struct pto_block_info *blocks;
@@ -123,6 +149,20 @@ static inline const char *pto_graph_name_at(const struct pto_graph *g,
 					    uint32_t off)
 {
 	return off ? (const char *)g->names.data + off - 1 : NULL;
+}
+
+/* Task @t's dependencies: its own (@d < num_deps), then the inferred. */
+static inline uint32_t pto_graph_ndeps(const struct pto_graph_task *t)
+{
+	return t->num_deps + t->num_ideps;
+}
+
+static inline uint32_t pto_graph_dep(const struct pto_graph *g,
+				     const struct pto_graph_task *t, uint32_t d)
+{
+	if (d < t->num_deps)
+		return *PTO_VEC_AT(&g->deps, uint32_t, t->dep_off + d);
+	return *PTO_VEC_AT(&g->ideps, uint32_t, t->idep_off + d - t->num_deps);
 }
 
 /* trace.c: write the swimlane and deps.json of the last run when

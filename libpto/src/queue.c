@@ -31,9 +31,13 @@ _Static_assert(PTO_TASK_EARLY_RESOLVE == DRM_PTO_NPU_TASK_F_EARLY_RESOLVE,
 _Static_assert(sizeof(struct pto_task_desc) == 120 &&
 		       offsetof(struct pto_task_desc, split_mode) == 68 &&
 		       offsetof(struct pto_task_desc, predicate) == 72 &&
-		       offsetof(struct pto_task_desc, slot_num) == 88,
+		       offsetof(struct pto_task_desc, slot_num) == 88 &&
+		       offsetof(struct pto_task_desc, tensor_dirs) == 96,
 	       "struct pto_task_desc keeps its size and field offsets");
 #endif
+_Static_assert(PTO_ARG_IN == DRM_PTO_NPU_TENSOR_F_IN &&
+		       PTO_ARG_OUT == DRM_PTO_NPU_TENSOR_F_OUT,
+	       "tensor directions mirror the uapi");
 _Static_assert(PTO_BLOCK_LAST == DRM_PTO_NPU_CQE_F_LAST &&
 		       PTO_BLOCK_RAN == DRM_PTO_NPU_CQE_F_RAN &&
 		       PTO_BLOCK_STAGED == DRM_PTO_NPU_CQE_F_STAGED,
@@ -396,6 +400,11 @@ PTO_API int pto_queue_push_task(struct pto_queue *q,
 		ret = pto_tensor_arg(desc->tensors[i], &targs[i], NULL, 0);
 		if (ret)
 			return ret;
+		if (desc->tensor_dirs) {
+			if (desc->tensor_dirs[i] & ~PTO_ARG_INOUT)
+				return -EINVAL;
+			targs[i].flags = desc->tensor_dirs[i];
+		}
 	}
 
 	e.hdr = (struct drm_pto_npu_sqe){

@@ -355,12 +355,12 @@ static void write_markers(struct pto_trace_ctx *c, size_t i)
 static void write_flows(struct pto_trace_ctx *c, size_t i)
 {
 	const struct pto_graph_task *t = task_at(c->g, i);
-	const uint32_t *deps = PTO_VEC_AT(&c->g->deps, uint32_t, t->dep_off);
 	const struct pto_block_info *to = edge_unit(c->g, i, false);
 	unsigned int d;
 
-	for (d = 0; to && d < t->num_deps; d++) {
-		const struct pto_block_info *from = edge_unit(c->g, deps[d], true);
+	for (d = 0; to && d < pto_graph_ndeps(t); d++) {
+		const struct pto_block_info *from =
+			edge_unit(c->g, pto_graph_dep(c->g, t, d), true);
 		if (!from)
 			continue;
 		/*
@@ -416,12 +416,12 @@ static int ready_series(const struct pto_graph_task *t)
 static uint64_t ready_at(const struct pto_trace_ctx *c, size_t i)
 {
 	const struct pto_graph_task *t = task_at(c->g, i);
-	const uint32_t *deps = PTO_VEC_AT(&c->g->deps, uint32_t, t->dep_off);
 	uint64_t r = c->t0;
 	unsigned int d, n, k;
 
-	for (d = 0; d < t->num_deps; d++) {
-		const struct pto_block_info *bl = blocks_of(c->g, deps[d], &n);
+	for (d = 0; d < pto_graph_ndeps(t); d++) {
+		const struct pto_block_info *bl =
+			blocks_of(c->g, pto_graph_dep(c->g, t, d), &n);
 
 		for (k = 0; bl && k < n; k++)
 			if (bl[k].ts_finish > r)
@@ -643,17 +643,23 @@ PTO_API int pto_graph_write_deps(const struct pto_graph *g, const char *path)
 			pto_dtype_name((enum pto_dtype)a->dtype));
 		for (k = 0; k < a->ndim; k++)
 			fprintf(f, "%s%u", k ? ", " : "", a->shape[k]);
-		fputs("]}", f);
+		fputs("]", f);
+		if (a->flags)
+			fprintf(f, ", \"dir\": \"%s\"",
+				a->flags == PTO_ARG_INOUT ? "inout" :
+				a->flags == PTO_ARG_IN ? "in" : "out");
+		fputs("}", f);
 	}
+	/* Edges inferred from directions (libpto's rule, the device's) marked. */
 	fputs("\n],\n\"edges\": [", f);
 	for (i = 0; i < g->tasks.n; i++) {
 		const struct pto_graph_task *t = task_at(g, i);
-		const uint32_t *deps = PTO_VEC_AT(&g->deps, uint32_t, t->dep_off);
 		unsigned int d;
 
-		for (d = 0; d < t->num_deps; d++)
-			fprintf(f, "%s\n  {\"pred\": %u, \"succ\": %zu}",
-				ne++ ? "," : "", deps[d], i);
+		for (d = 0; d < pto_graph_ndeps(t); d++)
+			fprintf(f, "%s\n  {\"pred\": %u, \"succ\": %zu%s}",
+				ne++ ? "," : "", pto_graph_dep(g, t, d), i,
+				d < t->num_deps ? "" : ", \"inferred\": true");
 	}
 	fprintf(f, "\n]\n}\n");
 	(void)nt;

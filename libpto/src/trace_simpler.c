@@ -474,18 +474,18 @@ static int st_write_deps(const struct pto_graph *g, const size_t *fid,
 			i ? "," : "", handles[i], (uint64_t)handles[i] << 32,
 			st_dtype(dtype[i]),
 			(end[i] + st_dsize(dtype[i]) - 1) / st_dsize(dtype[i]));
-	/* pto-npu's dependencies are all given by the caller: explicit. */
+	/* Named by the caller: explicit; from tensor directions: inferred. */
 	fputs("\n],\n\"edges\": [", f);
 	first = true;
 	for (i = 0; i < g->tasks.n; i++) {
 		const struct pto_graph_task *t = st_task(g, i);
-		const uint32_t *deps = PTO_VEC_AT(&g->deps, uint32_t, t->dep_off);
 		unsigned int d;
 
-		for (d = 0; d < t->num_deps; d++) {
+		for (d = 0; d < pto_graph_ndeps(t); d++) {
 			fprintf(f,
-				"%s\n  {\"pred\": \"%u\", \"succ\": \"%zu\", \"arg\": -1, \"source\": \"explicit\", \"flags\": [\"wait\", \"retain\"]}",
-				first ? "" : ",", deps[d], i);
+				"%s\n  {\"pred\": \"%u\", \"succ\": \"%zu\", \"arg\": -1, \"source\": \"%s\", \"flags\": [\"wait\", \"retain\"]}",
+				first ? "" : ",", pto_graph_dep(g, t, d), i,
+				d < t->num_deps ? "explicit" : "inferred");
 			first = false;
 		}
 	}

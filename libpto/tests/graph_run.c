@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <pto/pto.h>
 
@@ -1026,6 +1027,142 @@ static void run_ten_thousand_tasks(void)
 	run_teardown(&r);
 }
 
+/* ------------------------------------------------------------- infer */
+
+/* Task @idx's dependencies are exactly @want (inferred: @inf each). */
+static void expect_deps(const struct pto_graph *g, unsigned int idx,
+			const uint32_t *want, const uint8_t *inf, int n)
+{
+	uint32_t deps[8];
+	uint8_t got_inf[8];
+	int i, got = pto_graph_task_deps(g, idx, deps, got_inf, 8);
+
+	TAP_CHECK_EQ(got, n);
+	for (i = 0; i < n && i < got; i++) {
+		TAP_CHECK_EQ(deps[i], want[i]);
+		TAP_CHECK_EQ(got_inf[i], inf[i]);
+	}
+}
+
+static void add_infers_deps_from_directions(void)
+{
+	struct add_fixture a;
+	struct pto_tensor *ts[2], *x2;
+	struct pto_task_desc d;
+	uint8_t dirs[2];
+	int64_t dep = 2;
+
+	add_setup(&a);
+	x2 = matrix(a.buf, 3 * 64 * 128 * 4, PTO_DTYPE_F32, 64, 128);
+	d = add_desc(&a, ts, NULL, 0);
+	d.tensor_dirs = dirs;
+	/* 0: reads x, writes y. */
+	dirs[0] = PTO_ARG_IN;
+	dirs[1] = PTO_ARG_OUT;
+	TAP_CHECK_EQ(pto_graph_add_task(a.g, &d), 0);
+	/* 1: the same: y write-after-write on 0 (x: both only read). */
+	TAP_CHECK_EQ(pto_graph_add_task(a.g, &d), 1);
+	/* 2: writes x (after 0's and 1's reads), reads y (1's write; 0's is covered). */
+	dirs[0] = PTO_ARG_OUT;
+	dirs[1] = PTO_ARG_IN;
+	TAP_CHECK_EQ(pto_graph_add_task(a.g, &d), 2);
+	/* 3: no directions: nothing inferred. */
+	d.tensor_dirs = NULL;
+	TAP_CHECK_EQ(pto_graph_add_task(a.g, &d), 3);
+	/* 4: names 2, which it would also infer (x read-after-write): one edge. */
+	d.tensor_dirs = dirs;
+	dirs[0] = PTO_ARG_IN;
+	dirs[1] = 0;
+	d.deps = &dep;
+	d.num_deps = 1;
+	TAP_CHECK_EQ(pto_graph_add_task(a.g, &d), 4);
+	/* 5: INOUT on a range nobody touched. */
+	ts[0] = x2;
+	dirs[0] = PTO_ARG_INOUT;
+	d.deps = NULL;
+	d.num_deps = 0;
+	TAP_CHECK_EQ(pto_graph_add_task(a.g, &d), 5);
+	/*
+	 * 6: x INOUT: after 2's write and 4's read (2 is also 4's producer:
+	 * transitively redundant edges are kept, as the device links them);
+	 * 5 is elsewhere.
+	 */
+	ts[0] = a.x;
+	TAP_CHECK_EQ(pto_graph_add_task(a.g, &d), 6);
+
+	expect_deps(a.g, 0, NULL, NULL, 0);
+	expect_deps(a.g, 1, (uint32_t[]){ 0 }, (uint8_t[]){ 1 }, 1);
+	expect_deps(a.g, 2, (uint32_t[]){ 0, 1 }, (uint8_t[]){ 1, 1 }, 2);
+	expect_deps(a.g, 3, NULL, NULL, 0);
+	expect_deps(a.g, 4, (uint32_t[]){ 2 }, (uint8_t[]){ 0 }, 1);
+	expect_deps(a.g, 5, NULL, NULL, 0);
+	expect_deps(a.g, 6, (uint32_t[]){ 2, 4 }, (uint8_t[]){ 1, 1 }, 2);
+	/* Bad arguments; a count without room. */
+	TAP_CHECK_EQ(pto_graph_task_deps(a.g, 7, NULL, NULL, 0), -EINVAL);
+	TAP_CHECK_EQ(pto_graph_task_deps(NULL, 0, NULL, NULL, 0), -EINVAL);
+	TAP_CHECK_EQ(pto_graph_task_deps(a.g, 2, NULL, NULL, 1), -EINVAL);
+	TAP_CHECK_EQ(pto_graph_task_deps(a.g, 2, NULL, NULL, 0), 2);
+	pto_tensor_free(x2);
+	add_teardown(&a);
+}
+
+static void add_refuses_bad_directions(void)
+{
+	struct add_fixture a;
+	struct pto_tensor *ts[2];
+	struct pto_task_desc d;
+	uint8_t dirs[2] = { PTO_ARG_IN, 4 };
+
+	add_setup(&a);
+	d = add_desc(&a, ts, NULL, 0);
+	d.tensor_dirs = dirs;
+	expect_refused(&a, &d, -EINVAL, "tensor 1: direction 0x4");
+	dirs[1] = 0x80;
+	expect_refused(&a, &d, -EINVAL, "direction 0x80");
+	/* The queue refuses it too, before writing anything. */
+	TAP_CHECK_EQ(pto_queue_push_task(&a.f->q, &d), -EINVAL);
+	add_teardown(&a);
+}
+
+static void deps_json_marks_inferred_edges(void)
+{
+	char path[] = "/tmp/pto-infer-XXXXXX", text[8192];
+	struct add_fixture a;
+	struct pto_tensor *ts[2];
+	struct pto_task_desc d;
+	uint8_t dirs[2] = { PTO_ARG_IN, PTO_ARG_OUT };
+	int64_t dep = 0;
+	size_t n;
+	FILE *f;
+	int fd;
+
+	add_setup(&a);
+	d = add_desc(&a, ts, NULL, 0);
+	d.tensor_dirs = dirs;
+	TAP_CHECK_EQ(pto_graph_add_task(a.g, &d), 0);
+	TAP_CHECK_EQ(pto_graph_add_task(a.g, &d), 1);
+	d.tensor_dirs = NULL;
+	d.deps = &dep;
+	d.num_deps = 1;
+	TAP_CHECK_EQ(pto_graph_add_task(a.g, &d), 2);
+	fd = mkstemp(path);
+	TAP_CHECK(fd >= 0);
+	close(fd);
+	TAP_CHECK_EQ(pto_graph_write_deps(a.g, path), 0);
+	f = fopen(path, "r");
+	TAP_CHECK(f != NULL);
+	n = f ? fread(text, 1, sizeof(text) - 1, f) : 0;
+	text[n] = '\0';
+	if (f)
+		fclose(f);
+	unlink(path);
+	TAP_CHECK(strstr(text, "{\"pred\": 0, \"succ\": 1, \"inferred\": true}") != NULL);
+	TAP_CHECK(strstr(text, "{\"pred\": 0, \"succ\": 2}") != NULL);
+	TAP_CHECK(strstr(text, "\"dir\": \"in\"") != NULL);
+	TAP_CHECK(strstr(text, "\"dir\": \"out\"") != NULL);
+	add_teardown(&a);
+}
+
 /*
  * HardSyncallOccupancy at build time: the grid of a HARD launch is sized
  * from the device (PTO_GRID_ALL_AIV / _ALL_CLUSTERS); a literal, even one
@@ -1157,6 +1294,9 @@ TAP_MAIN(TAP_TEST(add_returns_indexes_and_copies_names),
 	 TAP_TEST(add_refuses_bad_tensors),
 	 TAP_TEST(add_refuses_deps_not_on_earlier_tasks),
 	 TAP_TEST(add_checks_predicates),
+	 TAP_TEST(add_infers_deps_from_directions),
+	 TAP_TEST(add_refuses_bad_directions),
+	 TAP_TEST(deps_json_marks_inferred_edges),
 	 TAP_TEST(run_streams_through_small_rings),
 	 TAP_TEST(run_deps_hold_with_other_queues),
 	 TAP_TEST(run_reports_the_first_failure),
@@ -1165,7 +1305,6 @@ TAP_MAIN(TAP_TEST(add_returns_indexes_and_copies_names),
 	 TAP_TEST(run_again_ignores_stale_completions),
 	 TAP_TEST(run_times_out_and_withdraws),
 	 TAP_TEST(run_refuses_a_busy_or_foreign_queue),
-	 TAP_TEST(run_ten_thousand_tasks),
-	 TAP_TEST(add_checks_hard_syncall_grid),
+	 TAP_TEST(run_ten_thousand_tasks), TAP_TEST(add_checks_hard_syncall_grid),
 	 TAP_TEST(add_checks_soft_workspace),
 	 TAP_TEST(run_sends_grid_sentinels), TAP_TEST(status_and_reason_names))

@@ -20,7 +20,7 @@
  * usage: pto-bench [-r REPS] [-q] [-R ROWS] [-P 1|2] [-t]
  *	-r REPS  repetitions per row (default 15, 3..31)
  *	-q       quick: fewer tasks per measurement (a smoke test)
- *	-R ROWS  row numbers to run, separated by ',' or '+' (default all: 1..12, 14)
+ *	-R ROWS  row numbers to run, separated by ',' or '+' (default all: 1..14)
  *	-P 1|2   only the rows of pass 1 (measured on one vCPU) or of pass 2
  *		 (row 4, which needs cores running in parallel; see
  *		 parallel_row()); default every row
@@ -782,6 +782,91 @@ static void row1_overhead(struct bench *B)
 		}
 		io2 = null_ioctl_us(B, nio);
 		row_pair(&r, (task_us + t2) / 2, (io_us + io2) / 2);
+	}
+	row_emit(&r);
+}
+
+/* ------------------------------------------------------------ row 13 */
+
+/*
+ * @n empty tasks with one tensor (the gate's workspace, never touched by
+ * the empty kernel): @chain orders each after the previous, by a named
+ * dependency or (@dirs) by an INOUT direction; otherwise they are
+ * independent, no dependency or (@dirs) all reading the tensor (IN: no
+ * edge, but each read range enters the context's trees). Push to last CQE,
+ * us per task.
+ */
+static int infer_batch(struct bench *B, unsigned int n, bool chain, bool dirs,
+		       double *per_task_us)
+{
+	static const int64_t prev = -1;
+	const uint8_t dir = chain ? PTO_ARG_INOUT : PTO_ARG_IN;
+	struct pto_task_desc d = empty_task(B);
+	struct pto_tensor *t = B->gate_ws;
+	int64_t t0;
+	unsigned int i;
+	int ret;
+
+	d.tensors = &t;
+	d.num_tensors = 1;
+	d.tensor_dirs = dirs ? &dir : NULL;
+	t0 = now_ns();
+	for (i = 0; i < n; i++) {
+		d.deps = chain && !dirs && i ? &prev : NULL;
+		d.num_deps = chain && !dirs && i ? 1 : 0;
+		if ((ret = push(B, &d)))
+			return ret;
+	}
+	if ((ret = doorbell(B, n, NULL)) || (ret = drain(B, n, false)))
+		return ret;
+	*per_task_us = (double)(now_ns() - t0) / 1e3 / n;
+	return 0;
+}
+
+static void row13_infer(struct bench *B)
+{
+	unsigned int n = B->quick ? 500 : 2000;
+	static char what[200];
+	struct row r;
+	double c_dir, c_exp, f_dir, f_exp;
+	int rep;
+
+	row_init(&r);
+	r.id = "13";
+	r.title = "dependency inference overhead per task";
+	snprintf(what, sizeof(what),
+		 "%u empty tasks with one tensor, a chain by INOUT directions vs by named deps (-1); independent: IN vs none, in extras",
+		 n);
+	r.what = what;
+	r.a_label = "inferred chain";
+	r.a_unit = "us/task";
+	r.b_label = "explicit chain";
+	r.b_unit = "us/task";
+	r.ratio_def = "inferred / explicit";
+	r.op = T_LE;
+	r.target = 1.25;
+	r.target_text = "inferred <= 1.25 x explicit";
+	if (infer_batch(B, n, true, true, &c_dir)) {
+		row_fail(&r, "error", "%s", B->err);
+		row_emit(&r);
+		return;
+	}
+	for (rep = 0; rep < B->reps; rep++) {
+		double c_dir2, c_exp2;
+
+		if (infer_batch(B, n, true, false, &c_exp) ||
+		    infer_batch(B, n, true, true, &c_dir) ||
+		    infer_batch(B, n, true, true, &c_dir2) ||
+		    infer_batch(B, n, true, false, &c_exp2) ||
+		    infer_batch(B, n, false, false, &f_exp) ||
+		    infer_batch(B, n, false, true, &f_dir)) {
+			if (rep_failed(&r, B->err, rep))
+				break;
+			continue;
+		}
+		row_extra(&r, "independent_in_us_per_task", f_dir);
+		row_extra(&r, "independent_none_us_per_task", f_exp);
+		row_pair(&r, (c_dir + c_dir2) / 2, (c_exp + c_exp2) / 2);
 	}
 	row_emit(&r);
 }
@@ -3248,6 +3333,8 @@ int main(int argc, char **argv)
 		row11_processes(&B);
 	if (want_row(rows, pass, 12))
 		row12_start_delay(&B);
+	if (want_row(rows, pass, 13))
+		row13_infer(&B);
 	if (want_row(rows, pass, 14))
 		row14_memory_model(&B);
 	if (trace)

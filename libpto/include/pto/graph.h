@@ -221,6 +221,29 @@ PTO_API int pto_graph_task_status(const struct pto_graph *g, unsigned int idx,
 PTO_API uint64_t pto_graph_task_id(const struct pto_graph *g, unsigned int idx);
 
 /**
+ * pto_graph_task_deps() - a task's dependencies: named, then inferred
+ * @g: graph
+ * @idx: task index
+ * @deps: out: up to @max graph indexes of the tasks it depends on, the
+ *	  named ones (&pto_task_desc.deps, repeats dropped) first, then those
+ *	  inferred from tensor directions (&pto_task_desc.tensor_dirs) in
+ *	  increasing order; may be NULL when @max is 0
+ * @inferred: out: per entry of @deps, 1 if inferred, else 0; or NULL
+ * @max: room in @deps and @inferred
+ *
+ * The inferred ones follow the device's rule (an earlier task whose
+ * directed range overlaps, one of the two writing, not covered by a later
+ * directed write); the device links only those still in flight when the
+ * task is taken, a subset. deps.json marks them "inferred": true.
+ *
+ * Return: the number of dependencies (more than @max: only @max written),
+ * or -EINVAL for a bad graph or index.
+ */
+PTO_API int pto_graph_task_deps(const struct pto_graph *g, unsigned int idx,
+				uint32_t *deps, uint8_t *inferred,
+				unsigned int max);
+
+/**
  * pto_graph_task_blocks() - per-block results of a task in the last run
  * @g: graph
  * @idx: task index

@@ -155,6 +155,13 @@ struct pto_predicate {
  *	      other tasks. The slots come out of the AIV's UB: see
  *	      pto_mixed_check().
  * @reserved32: zero
+ * @tensor_dirs: NULL, or @num_tensors directions, one per tensor: PTO_ARG_IN,
+ *		 PTO_ARG_OUT, PTO_ARG_INOUT or 0 (none). The device orders a
+ *		 task after the earlier unfinished tasks of its device handle
+ *		 whose directed tensors overlap its own, one of the two writing
+ *		 (read-after-write, write-after-read, write-after-write): the
+ *		 dependencies are inferred, @deps may be left empty (libpto 1.2)
+ * @reserved0: the same 8 bytes as @tensor_dirs
  * @reserved: zero
  *
  * A task with both @kernel_aic and @kernel_aiv is a mixed task: each of
@@ -180,8 +187,20 @@ struct pto_task_desc {
 	uint64_t user_data;
 	uint32_t slot_num;
 	uint32_t reserved32;
-	uint64_t reserved[3];
+	union {
+		const uint8_t *tensor_dirs;
+		uint64_t reserved0;
+	};
+	uint64_t reserved[2];
 };
+
+/*
+ * Directions of a tensor argument (&pto_task_desc.tensor_dirs): the task
+ * reads it (IN), writes it (OUT), or both (INOUT).
+ */
+#define PTO_ARG_IN (1U << 0)
+#define PTO_ARG_OUT (1U << 1)
+#define PTO_ARG_INOUT (PTO_ARG_IN | PTO_ARG_OUT)
 
 /**
  * enum pto_status - how a task or block ended
@@ -377,7 +396,7 @@ enum pto_hazard_kind {
  * @count: hazards the block (or the task, at intake) met, this one included
  * @pc: the block's instruction (0 at intake)
  * @tensor: the task's tensor argument
- * @elem: element offset in @tensor's view (row * row stride + col * col stride)
+ * @elem: element of @tensor's 2-D view (row * cols + col)
  * @other_task: id of the task on the other side (the same for in-task)
  * @other_pc: the other side's instruction (0 at intake)
  * @other_block: the other side's block

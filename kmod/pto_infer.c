@@ -1,0 +1,510 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * pto_npu: dependencies inferred from tensor directions, and the hazards
+ * the sanitizer finds at intake.
+ *
+ * A tensor argument with a direction (DRM_PTO_NPU_TENSOR_F_IN / _OUT)
+ * names the byte range its view can address: [offset, offset + extent),
+ * every byte a strided view can reach. A context keeps, per buffer, two
+ * interval trees of the ranges of its tasks not yet complete: reads (IN
+ * only) and writes (OUT, INOUT). A task taken at intake depends on the
+ * earlier tasks whose ranges overlap its own: a reader on the writers
+ * (read-after-write), a writer on the writers and the readers
+ * (write-after-write, write-after-read). Completed tasks leave the trees,
+ * so only tasks still in flight get edges, and a directed write that
+ * covers an earlier range takes that range out of the trees: any later
+ * access of it overlaps the write and is ordered after it, and the write
+ * after the earlier access. Intake costs O(log n + overlaps) per tensor.
+ *
+ * With DRM_PTO_NPU_QUEUE_F_SANITIZE, arguments without a direction go
+ * into the trees too, as their kernels access them (the verifier's
+ * &pto_kernel.arg_load, .arg_store), never inferred from: a task that
+ * overlaps an unfinished one, one of them writing and one of them
+ * directed, with no dependency path between them is a RACE (two views
+ * without a direction say what their kernels may address, not what they
+ * do); a predicate whose operand's last writer is
+ * unfinished and not an ancestor is a PREDICATE hazard. The path search
+ * visits at most PTO_INFER_PATH_MAX tasks; past that it assumes the two
+ * are ordered (no false report, a missed one possible).
+ *
+ * Everything under the scheduler lock, as explicit dependencies
+ * (pto_deps.c); per-buffer trees are allocated ahead, under the
+ * context's submit_lock.
+ *
+ * Copyright (C) 2026 pto-npu authors
+ */
+
+#include <linux/interval_tree_generic.h>
+#include <linux/lockdep.h>
+#include <linux/slab.h>
+
+#include "pto_deps.h"
+#include "pto_infer.h"
+#include "pto_queue.h"
+#include "pto_tensor.h"
+#include "pto_trace.h"
+
+static_assert(DRM_PTO_NPU_TENSOR_F_IN == PTO_ACC_READ);
+static_assert(DRM_PTO_NPU_TENSOR_F_OUT == PTO_ACC_WRITE);
+
+/**
+ * struct pto_infer_buf - the accesses of one buffer by a context's tasks
+ * @node: in &pto_infer_ctx.bufs
+ * @link: in &pto_infer_ctx.idle or &pto_infer_ctx.spare, or empty
+ * @key: the buffer (never dereferenced: an empty tree may outlive it)
+ * @rd: ranges read only
+ * @wr: ranges written
+ * @nrec: ranges in @rd and @wr
+ */
+struct pto_infer_buf {
+	struct hlist_node node;
+	struct list_head link;
+	unsigned long key;
+	struct rb_root_cached rd;
+	struct rb_root_cached wr;
+	u32 nrec;
+};
+
+#define PTO_REC_START(r) ((r)->start)
+#define PTO_REC_LAST(r) ((r)->last)
+INTERVAL_TREE_DEFINE(struct pto_infer_rec, rb, u64, subtree_last,
+		     PTO_REC_START, PTO_REC_LAST, static, pto_itree)
+
+/**
+ * pto_infer_init - an empty set of trees
+ * @ic: the context's
+ */
+void pto_infer_init(struct pto_infer_ctx *ic)
+{
+	hash_init(ic->bufs);
+	INIT_LIST_HEAD(&ic->idle);
+	INIT_LIST_HEAD(&ic->spare);
+	ic->nidle = 0;
+	ic->nspare = 0;
+}
+
+/**
+ * pto_infer_fini - free a closed context's trees
+ * @ic: the context's, with no task left
+ */
+void pto_infer_fini(struct pto_infer_ctx *ic)
+{
+	struct pto_infer_buf *b;
+	struct hlist_node *tmp;
+	u32 bkt;
+
+	hash_for_each_safe(ic->bufs, bkt, tmp, b, node) {
+		WARN_ON(b->nrec);
+		hash_del(&b->node);
+		kfree(b);
+	}
+	while (!list_empty(&ic->spare)) {
+		b = list_first_entry(&ic->spare, struct pto_infer_buf, link);
+		list_del(&b->link);
+		kfree(b);
+	}
+	INIT_LIST_HEAD(&ic->idle);
+	ic->nidle = 0;
+	ic->nspare = 0;
+}
+
+/* How @task accesses tensor @i: its direction, else (sanitizing) its kernels'. */
+static u8 pto_infer_acc(const struct pto_task *task, u32 i)
+{
+	u8 acc = 0;
+	u32 ti;
+
+	if (task->targs[i].dir)
+		return task->targs[i].dir;
+	if (!task->sanitized)
+		return 0;
+	for (ti = 0; ti < PTO_NUM_CIDX; ti++) {
+		if (!task->kern[ti])
+			continue;
+		if (task->kern[ti]->arg_load & BIT(i))
+			acc |= PTO_ACC_READ;
+		if (task->kern[ti]->arg_store & BIT(i))
+			acc |= PTO_ACC_WRITE;
+	}
+	return acc;
+}
+
+/**
+ * pto_infer_prepare - fill a task's access records, allocate trees ahead
+ * @ctx: its context, submit_lock held
+ * @task: the task, validated (status OK)
+ *
+ * Outside the scheduler lock: a tree for each argument whose buffer may
+ * have none yet, so that pto_infer_link() never allocates one.
+ *
+ * Return: 0, or -ENOMEM.
+ */
+int pto_infer_prepare(struct pto_ctx *ctx, struct pto_task *task)
+{
+	struct pto_infer_ctx *ic = &ctx->infer;
+	u32 i, need = 0;
+
+	lockdep_assert_held(&ctx->submit_lock);
+	if (!task->irecs || task->status != DRM_PTO_NPU_STATUS_OK)
+		return 0;
+	for (i = 0; i < task->num_tensors; i++) {
+		const struct pto_targ *ta = &task->targs[i];
+		struct pto_infer_rec *r = &task->irecs[i];
+
+		r->task = task;
+		r->tensor = i;
+		r->acc = pto_infer_acc(task, i);
+		r->directed = ta->dir;
+		r->start = ta->offset;
+		/* pto_targ_resolve() checked that this fits in the buffer. */
+		r->last = ta->offset +
+			  ((ta->rows - 1) * ta->row_stride +
+			   (ta->cols - 1) * ta->col_stride + 1) * ta->esize - 1;
+		need += !!r->acc;
+	}
+	while (ic->nspare < need) {
+		struct pto_infer_buf *b = kzalloc(sizeof(*b), GFP_KERNEL);
+
+		if (!b)
+			return -ENOMEM;
+		list_add(&b->link, &ic->spare);
+		ic->nspare++;
+	}
+	return 0;
+}
+
+static struct pto_infer_buf *pto_infer_buf_find(struct pto_infer_ctx *ic,
+						const struct pto_bo *bo)
+{
+	unsigned long key = (unsigned long)bo;
+	struct pto_infer_buf *b;
+
+	hash_for_each_possible(ic->bufs, b, node, key)
+		if (b->key == key)
+			return b;
+	return NULL;
+}
+
+/* The trees of @bo, a spare one (pto_infer_prepare()) if it has none. */
+static struct pto_infer_buf *pto_infer_buf_get(struct pto_infer_ctx *ic,
+					       const struct pto_bo *bo)
+{
+	struct pto_infer_buf *b = pto_infer_buf_find(ic, bo);
+
+	if (b) {
+		if (!list_empty(&b->link)) {
+			list_del_init(&b->link);
+			ic->nidle--;
+		}
+		return b;
+	}
+	b = list_first_entry(&ic->spare, struct pto_infer_buf, link);
+	list_del_init(&b->link);
+	ic->nspare--;
+	b->key = (unsigned long)bo;
+	b->rd = RB_ROOT_CACHED;
+	b->wr = RB_ROOT_CACHED;
+	b->nrec = 0;
+	hash_add(ic->bufs, &b->node, b->key);
+	return b;
+}
+
+/* Make room for one more edge in @task->edges (under a spinlock). */
+static int pto_infer_grow(struct pto_task *task)
+{
+	u32 cap = max_t(u32, 8, task->edges_cap * 2), i;
+	struct pto_edge *e;
+
+	e = kmalloc_array(cap, sizeof(*e), GFP_NOWAIT | __GFP_NOWARN);
+	if (!e)
+		return -ENOMEM;
+	for (i = 0; i < task->num_edges; i++) {
+		e[i] = task->edges[i];
+		list_replace(&task->edges[i].link, &e[i].link);
+	}
+	if (task->edges_ext)
+		kfree(task->edges);
+	task->edges = e;
+	task->edges_cap = cap;
+	task->edges_ext = true;
+	return 0;
+}
+
+/* @task depends on @p (in flight), unless an edge links them already. */
+static int pto_infer_edge(struct pto_task *task, struct pto_task *p)
+{
+	struct pto_edge *e;
+
+	if (p->infer_mark == task->id)
+		return 0;
+	if (task->num_edges == task->edges_cap && pto_infer_grow(task))
+		return -ENOMEM;
+	p->infer_mark = task->id;
+	e = &task->edges[task->num_edges++];
+	e->consumer = task;
+	e->producer = p;
+	e->inferred = true;
+	list_add_tail(&e->link, &p->fanout);
+	task->fanin++;
+	task->num_inferred++;
+	return 0;
+}
+
+/* Edges for directed access @r: to the writers it overlaps; writing, the readers too. */
+static int pto_infer_edges(struct pto_task *task, struct pto_infer_rec *r)
+{
+	struct pto_infer_rec *o;
+
+	for (o = pto_itree_iter_first(&r->buf->wr, r->start, r->last); o;
+	     o = pto_itree_iter_next(o, r->start, r->last))
+		if (o->directed && pto_infer_edge(task, o->task))
+			return -ENOMEM;
+	if (!(r->acc & PTO_ACC_WRITE))
+		return 0;
+	for (o = pto_itree_iter_first(&r->buf->rd, r->start, r->last); o;
+	     o = pto_itree_iter_next(o, r->start, r->last))
+		if (o->directed && pto_infer_edge(task, o->task))
+			return -ENOMEM;
+	return 0;
+}
+
+static struct rb_root_cached *pto_infer_root(struct pto_infer_rec *r)
+{
+	return r->acc & PTO_ACC_WRITE ? &r->buf->wr : &r->buf->rd;
+}
+
+static void pto_infer_remove(struct pto_infer_ctx *ic, struct pto_infer_rec *r)
+{
+	struct pto_infer_buf *b = r->buf;
+
+	pto_itree_remove(r, pto_infer_root(r));
+	r->buf = NULL;
+	if (--b->nrec)
+		return;
+	/* Keep a few empty trees for the buffers in use; free the oldest. */
+	list_add_tail(&b->link, &ic->idle);
+	if (++ic->nidle > PTO_INFER_IDLE_MAX) {
+		b = list_first_entry(&ic->idle, struct pto_infer_buf, link);
+		list_del(&b->link);
+		hash_del(&b->node);
+		ic->nidle--;
+		kfree(b);
+	}
+}
+
+/*
+ * Directed write @r covers these earlier directed ranges, now ordered
+ * before it: take them out of the tree (pto_infer.c's header comment).
+ */
+static void pto_infer_shadow(struct pto_infer_ctx *ic, struct rb_root_cached *root,
+			     struct pto_infer_rec *r)
+{
+	struct pto_infer_rec *o, *next;
+
+	for (o = pto_itree_iter_first(root, r->start, r->last); o; o = next) {
+		next = pto_itree_iter_next(o, r->start, r->last);
+		if (o->directed && o->start >= r->start && o->last <= r->last)
+			pto_infer_remove(ic, o);
+	}
+}
+
+static void pto_infer_insert(struct pto_infer_ctx *ic, struct pto_infer_rec *r)
+{
+	struct pto_infer_buf *b = r->buf;
+
+	if (r->directed && (r->acc & PTO_ACC_WRITE)) {
+		pto_infer_shadow(ic, &b->wr, r);
+		pto_infer_shadow(ic, &b->rd, r);
+	}
+	/* The shadowing may have left @b empty and idle: it is in use again. */
+	if (!b->nrec && !list_empty(&b->link)) {
+		list_del_init(&b->link);
+		ic->nidle--;
+	}
+	pto_itree_insert(r, pto_infer_root(r));
+	b->nrec++;
+}
+
+/*
+ * Mark @task's ancestors still in flight (path_mark), breadth first.
+ * Return: false when the search stopped at PTO_INFER_PATH_MAX tasks.
+ */
+static bool pto_infer_ancestors(struct pto_task *task)
+{
+	struct pto_task *q[PTO_INFER_PATH_MAX];
+	u32 head = 0, tail = 0, i;
+
+	task->path_mark = task->id;
+	q[tail++] = task;
+	while (head < tail) {
+		struct pto_task *c = q[head++];
+
+		for (i = 0; i < c->num_edges; i++) {
+			struct pto_task *p = c->edges[i].producer;
+
+			if (!p || p->path_mark == task->id)
+				continue;
+			if (tail == PTO_INFER_PATH_MAX)
+				return false;
+			p->path_mark = task->id;
+			q[tail++] = p;
+		}
+	}
+	return true;
+}
+
+/* The intake record: after the units' own (pto_task_haz()). */
+static struct drm_pto_npu_hazard *pto_infer_haz(struct pto_task *task)
+{
+	return pto_task_haz(task) + task->units;
+}
+
+static void pto_infer_report(struct pto_task *task, u32 kind, u32 tensor,
+			     u64 elem, const struct pto_infer_rec *o)
+{
+	struct drm_pto_npu_hazard *h = pto_infer_haz(task);
+
+	if (!h->count++) {
+		h->kind = kind;
+		h->tensor = tensor;
+		h->elem = elem;
+		h->other_task = o->task->id;
+		h->other_tensor = o->tensor;
+	}
+}
+
+/* RACE: @r against the unordered in-flight accesses it conflicts with. */
+static void pto_infer_races(struct pto_task *task, struct pto_infer_rec *r,
+			    bool all_known)
+{
+	const struct pto_targ *ta = &task->targs[r->tensor];
+	struct rb_root_cached *roots[2] = { &r->buf->wr, &r->buf->rd };
+	struct pto_infer_rec *o;
+	u32 i;
+
+	for (i = 0; i < ((r->acc & PTO_ACC_WRITE) ? 2 : 1); i++)
+		for (o = pto_itree_iter_first(roots[i], r->start, r->last); o;
+		     o = pto_itree_iter_next(o, r->start, r->last)) {
+			/*
+			 * Two views without a direction name what their
+			 * kernels may address, not what they do: tasks
+			 * writing disjoint rows through one whole tensor
+			 * are the common case. One side must be directed.
+			 */
+			if (o->task == task || !all_known ||
+			    (!o->directed && !r->directed) ||
+			    o->task->path_mark == task->id)
+				continue;
+			pto_infer_report(task, DRM_PTO_NPU_HAZARD_RACE, r->tensor,
+					 pto_targ_elem_index(ta, max(o->start, r->start) -
+							ta->offset), o);
+		}
+}
+
+/* PREDICATE: the operand's last writer in flight is not an ancestor. */
+static void pto_infer_predicate(struct pto_infer_ctx *ic, struct pto_task *task,
+				bool all_known)
+{
+	const struct drm_pto_npu_predicate *p = &task->pred;
+	const struct pto_targ *ta = &task->targs[p->tensor];
+	struct pto_infer_rec *o, *last = NULL;
+	struct pto_infer_buf *b;
+	u64 s;
+
+	if (!(task->flags & DRM_PTO_NPU_TASK_F_PREDICATE))
+		return;
+	b = pto_infer_buf_find(ic, ta->bo);
+	if (!b)
+		return;
+	s = ta->offset + pto_targ_offset(ta, p->row, p->col) * ta->esize;
+	for (o = pto_itree_iter_first(&b->wr, s, s + ta->esize - 1); o;
+	     o = pto_itree_iter_next(o, s, s + ta->esize - 1))
+		if (o->task != task && (!last || o->task->id > last->task->id))
+			last = o;
+	if (last && all_known && last->task->path_mark != task->id)
+		pto_infer_report(task, DRM_PTO_NPU_HAZARD_PREDICATE, p->tensor,
+				 p->row * ta->cols + p->col, last);
+}
+
+static u32 pto_infer_hazards(struct pto_infer_ctx *ic, struct pto_task *task)
+{
+	bool all_known = pto_infer_ancestors(task);
+	u32 i;
+
+	for (i = 0; i < task->num_tensors; i++)
+		if (task->irecs[i].buf)
+			pto_infer_races(task, &task->irecs[i], all_known);
+	pto_infer_predicate(ic, task, all_known);
+	if (!pto_infer_haz(task)->count)
+		return DRM_PTO_NPU_HAZARD_NONE;
+	trace_pto_hazard(task, U32_MAX, pto_infer_haz(task));
+	return pto_infer_haz(task)->kind;
+}
+
+/**
+ * pto_infer_link - infer a task's dependencies, enter its accesses
+ * @ctx: its context, scheduler lock held
+ * @task: the task, explicit dependencies linked (pto_deps_link())
+ *
+ * Adds an edge to each in-flight task an access of @task conflicts with
+ * and no edge links to yet; checks the sanitizer's intake hazards; then
+ * enters @task's accesses in the trees. Out of memory for edges, the task
+ * fails (STATUS_NOMEM) and enters nothing.
+ */
+void pto_infer_link(struct pto_ctx *ctx, struct pto_task *task)
+{
+	struct pto_infer_ctx *ic = &ctx->infer;
+	u32 i, hazard = DRM_PTO_NPU_HAZARD_NONE;
+
+	lockdep_assert_held(&ctx->pdev->sched->lock);
+	if (!task->irecs || task->status != DRM_PTO_NPU_STATUS_OK)
+		return;
+	task->infer_mark = task->id;
+	for (i = 0; i < task->num_tensors; i++) {
+		struct pto_infer_rec *r = &task->irecs[i];
+
+		if (!r->acc)
+			continue;
+		r->buf = pto_infer_buf_get(ic, task->targs[i].bo);
+		if (r->directed && pto_infer_edges(task, r))
+			goto nomem;
+	}
+	if (task->sanitized)
+		hazard = pto_infer_hazards(ic, task);
+	for (i = 0; i < task->num_tensors; i++)
+		if (task->irecs[i].buf)
+			pto_infer_insert(ic, &task->irecs[i]);
+	trace_pto_infer(task, hazard);
+	return;
+
+nomem:
+	task->status = DRM_PTO_NPU_STATUS_NOMEM;
+	for (i = 0; i < task->num_tensors; i++) {
+		struct pto_infer_buf *b = task->irecs[i].buf;
+
+		/* A tree taken for this task alone goes back to idle. */
+		if (b && !b->nrec && list_empty(&b->link)) {
+			list_add_tail(&b->link, &ic->idle);
+			ic->nidle++;
+		}
+		task->irecs[i].buf = NULL;
+	}
+	trace_pto_infer(task, hazard);
+}
+
+/**
+ * pto_infer_retire - a task completes: its accesses leave the trees
+ * @ctx: its context, scheduler lock held
+ * @task: the task
+ */
+void pto_infer_retire(struct pto_ctx *ctx, struct pto_task *task)
+{
+	u32 i;
+
+	lockdep_assert_held(&ctx->pdev->sched->lock);
+	if (!task->irecs)
+		return;
+	for (i = 0; i < task->num_tensors; i++)
+		if (task->irecs[i].buf)
+			pto_infer_remove(&ctx->infer, &task->irecs[i]);
+}

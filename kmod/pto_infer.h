@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Copyright (C) 2026 pto-npu authors */
+#ifndef __PTO_INFER_H__
+#define __PTO_INFER_H__
+
+#include <linux/hashtable.h>
+#include <linux/list.h>
+#include <linux/rbtree_types.h>
+#include <linux/types.h>
+
+struct pto_ctx;
+struct pto_task;
+struct pto_infer_buf;
+
+#define PTO_INFER_HASH_BITS 6
+/* Empty per-buffer trees a context keeps for reuse (pto_infer.c). */
+#define PTO_INFER_IDLE_MAX 64
+/* Tasks the sanitizer's dependency path search visits (pto_infer.c). */
+#define PTO_INFER_PATH_MAX 32
+
+/**
+ * struct pto_infer_rec - one tensor argument's access, in its buffer's tree
+ * @rb: in &pto_infer_buf.rd (reads only) or &pto_infer_buf.wr (writes)
+ * @start: first byte of the view in the buffer
+ * @last: last byte the view can address
+ * @subtree_last: interval tree bookkeeping
+ * @task: the task
+ * @buf: the buffer's trees, NULL when not in a tree
+ * @tensor: the task's tensor argument
+ * @acc: PTO_ACC_* (the direction, or the kernels' use when undirected)
+ * @directed: the argument has a direction: it is inferred from
+ */
+struct pto_infer_rec {
+	struct rb_node rb;
+	u64 start;
+	u64 last;
+	u64 subtree_last;
+	struct pto_task *task;
+	struct pto_infer_buf *buf;
+	u8 tensor;
+	u8 acc;
+	bool directed;
+};
+
+/**
+ * struct pto_infer_ctx - a context's accesses of tasks not yet complete
+ * @bufs: per-buffer trees, hashed by buffer (sched lock)
+ * @idle: empty trees kept for reuse, oldest first (sched lock)
+ * @nidle: trees on @idle
+ * @spare: trees allocated ahead of intake (submit_lock)
+ * @nspare: trees on @spare
+ */
+struct pto_infer_ctx {
+	DECLARE_HASHTABLE(bufs, PTO_INFER_HASH_BITS);
+	struct list_head idle;
+	u32 nidle;
+	struct list_head spare;
+	u32 nspare;
+};
+
+void pto_infer_init(struct pto_infer_ctx *ic);
+void pto_infer_fini(struct pto_infer_ctx *ic);
+int pto_infer_prepare(struct pto_ctx *ctx, struct pto_task *task);
+void pto_infer_link(struct pto_ctx *ctx, struct pto_task *task);
+void pto_infer_retire(struct pto_ctx *ctx, struct pto_task *task);
+
+#endif /* __PTO_INFER_H__ */
