@@ -47,6 +47,12 @@
 static_assert(DRM_PTO_NPU_TENSOR_F_IN == PTO_ACC_READ);
 static_assert(DRM_PTO_NPU_TENSOR_F_OUT == PTO_ACC_WRITE);
 
+/* Byte offset of @ta's view in its buffer. */
+static u64 pto_infer_off(const struct pto_targ *ta)
+{
+	return ta->base - (u8 *)ta->bo->vaddr;
+}
+
 /**
  * struct pto_infer_buf - the accesses of one buffer by a context's tasks
  * @node: in &pto_infer_ctx.bufs
@@ -155,9 +161,9 @@ int pto_infer_prepare(struct pto_ctx *ctx, struct pto_task *task)
 		r->tensor = i;
 		r->acc = pto_infer_acc(task, i);
 		r->directed = ta->dir;
-		r->start = ta->offset;
+		r->start = pto_infer_off(ta);
 		/* pto_targ_resolve() checked that this fits in the buffer. */
-		r->last = ta->offset +
+		r->last = pto_infer_off(ta) +
 			  ((ta->rows - 1) * ta->row_stride +
 			   (ta->cols - 1) * ta->col_stride + 1) * ta->esize - 1;
 		need += !!r->acc;
@@ -397,7 +403,7 @@ static void pto_infer_races(struct pto_task *task, struct pto_infer_rec *r,
 				continue;
 			pto_infer_report(task, DRM_PTO_NPU_HAZARD_RACE, r->tensor,
 					 pto_targ_elem_index(ta, max(o->start, r->start) -
-							ta->offset), o);
+							pto_infer_off(ta)), o);
 		}
 }
 
@@ -416,7 +422,7 @@ static void pto_infer_predicate(struct pto_infer_ctx *ic, struct pto_task *task,
 	b = pto_infer_buf_find(ic, ta->bo);
 	if (!b)
 		return;
-	s = ta->offset + pto_targ_offset(ta, p->row, p->col) * ta->esize;
+	s = pto_infer_off(ta) + pto_targ_offset(ta, p->row, p->col) * ta->esize;
 	for (o = pto_itree_iter_first(&b->wr, s, s + ta->esize - 1); o;
 	     o = pto_itree_iter_next(o, s, s + ta->esize - 1))
 		if (o->task != task && (!last || o->task->id > last->task->id))

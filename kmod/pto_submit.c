@@ -352,7 +352,6 @@ static int pto_resolve_tensors(struct pto_task *t, struct drm_file *file,
 			return -ENOMEM;
 		}
 		ta->base = vaddr + a->offset;
-		ta->offset = a->offset;
 		ta->dir = a->flags;
 	}
 	return 0;

@@ -33,7 +33,6 @@ struct pto_gm_task;
  *             PTO_SOFT_BROKEN once the contract is broken
  * @soft_next: the counter the task's next arrival must find; once broken,
  *             the value that broke it (every unit's detail)
- * @offset: byte offset of element [0, 0] in @bo
  */
 struct pto_targ {
 	struct pto_bo *bo;
@@ -47,7 +46,6 @@ struct pto_targ {
 	u8 dir;
 	u16 soft_used;
 	s32 soft_next;
-	u64 offset;
 };
 
 enum pto_ts {
