@@ -19,6 +19,9 @@
  *  - split: the phases as two tasks, the second depending on the first.
  * x holds small integers, so every sum is exact in f32 and int32.
  *
+ * Then the SOFT form without the pattern, on the chip's non-coherent GM:
+ * wrong the same way every run, and reported by the sanitizer.
+ *
  * Then HARD's occupancy rule: the HARD kernel launched one AIV short (a
  * partial launch, which deadlocks real hardware: 507018) is refused twice,
  * by pto_graph_add_task() (HardSyncallOccupancy) and, pushed straight into
@@ -39,7 +42,7 @@
 enum { ARG_X, ARG_ROWSUM, ARG_PARTIAL, ARG_OUT, ARG_WS };
 
 enum form { FORM_HARD, FORM_SOFT, FORM_SPLIT };
-enum phases { PHASE_1 = 1, PHASE_2 = 2, PHASE_BOTH = 3 };
+enum phases { PHASE_1 = 1, PHASE_2 = 2, PHASE_BOTH = 3, NO_PATTERN = 4 };
 
 /*
  * Registers: s0 block, s1 blocks, s2 first row, s3 zero, s4 accumulator,
@@ -48,13 +51,16 @@ enum phases { PHASE_1 = 1, PHASE_2 = 2, PHASE_BOTH = 3 };
 static struct pto_kernel *build(struct pto_device *dev, enum form form,
 				enum phases phases)
 {
+	bool pattern = !(phases & NO_PATTERN);
 	const char *what = phases == PHASE_1 ? "phase 1" :
 			   phases == PHASE_2 ? "phase 2" :
+			   !pattern ? "fused, without the pattern" :
 			   form == FORM_HARD ? "fused, HARD syncall" :
 					       "fused, SOFT syncall";
 	struct pto_kb *kb;
 	int tx, tr, ti;
 
+	phases &= PHASE_BOTH;
 	ex_check(pto_kb_new(dev, PTO_CORE_AIV, &kb), "kernel builder");
 	tx = pto_kb_tile(kb, PTO_DTYPE_F32, PTO_BUF_UB, SLICE_ROWS, COLS);
 	tr = pto_kb_tile(kb, PTO_DTYPE_F32, PTO_BUF_UB, SLICE_ROWS, 1);
@@ -79,15 +85,18 @@ static struct pto_kernel *build(struct pto_device *dev, enum form form,
 		pto_kb_gst(kb, ARG_PARTIAL, 3, 0, 4);
 	}
 	if (phases == PHASE_BOTH) {
-		pto_kb_cacheinvalid(kb);
-		pto_kb_fence(kb);
+		if (pattern) {
+			pto_kb_cacheinvalid(kb);
+			pto_kb_fence(kb);
+		}
 		if (form == FORM_HARD) {
 			pto_kb_syncall_hard(kb, PTO_SYNC_AIV);
 		} else {
 			pto_kb_arg(kb, 12, 0);
 			pto_kb_syncall_soft(kb, ARG_WS, 12);
 		}
-		pto_kb_cacheinvalid(kb);
+		if (pattern)
+			pto_kb_cacheinvalid(kb);
 	}
 	if (phases & PHASE_2) {
 		/* out[0, block] = sum of every partial. */
@@ -230,6 +239,71 @@ static void run_form(struct pto_device *dev, struct pto_queue *q,
 }
 
 /*
+ * The SOFT form without the pattern (no FENCE before the arrival, no
+ * CACHEINVALID after the release), on a queue with the chip's non-coherent
+ * GM and the sanitizer: each block's partial stays in its core's view, so
+ * every block sums its own partial only, the same wrong answer on every
+ * run, and the sanitizer names the load and the store. (On coherent
+ * memory the program would get the right total by luck.)
+ */
+static void run_without_pattern(struct pto_device *dev)
+{
+	struct pto_queue_params p = { .flags = PTO_QUEUE_SANITIZE };
+	unsigned int blocks = SOFT_BLOCKS, i, nh;
+	struct pto_kernel *k = build(dev, FORM_SOFT, PHASE_BOTH | NO_PATTERN);
+	struct pto_tensor *args[5];
+	int64_t used = blocks;
+	const int32_t *po, *pp;
+	struct pto_graph *g;
+	struct pto_queue *q;
+	char text[400];
+	struct bufs b;
+	int ret;
+
+	ex_check(pto_queue_create_params(dev, &p, &q), "sanitizing queue");
+	alloc_bufs(dev, blocks, &b);
+	args[ARG_X] = b.x;
+	args[ARG_ROWSUM] = b.rowsum;
+	args[ARG_PARTIAL] = b.partial;
+	args[ARG_OUT] = b.out;
+	args[ARG_WS] = b.ws;
+	ex_check(pto_graph_new(dev, &g), "graph");
+	ex_add(g, &(struct pto_task_desc){
+			  .name = "reduce_soft_no_pattern",
+			  .kernel_aiv = k,
+			  .block_num = blocks,
+			  .flags = PTO_TASK_SYNC_START,
+			  .tensors = args,
+			  .num_tensors = 5,
+			  .scalars = &used,
+			  .num_scalars = 1,
+		  });
+	ex_name_graph(g, "SOFT without the pattern");
+	ret = pto_graph_run(g, q, EX_TIMEOUT_NS);
+	if (ret)
+		ex_fail("without the pattern: %s: %s", pto_strerror(ret),
+			pto_graph_error(g));
+	po = pto_tensor_data(b.out);
+	pp = pto_tensor_data(b.partial);
+	for (i = 0; i < blocks; i++)
+		if (po[i] != pp[i])
+			ex_fail("without the pattern: out[0, %u] = %d, want its own partial %d (the others' stay in their cores' views)",
+				i, po[i], pp[i]);
+	nh = pto_graph_hazard_count(g);
+	if (nh != blocks)
+		ex_fail("without the pattern: %u hazards reported, want one per block (%u)",
+			nh, blocks);
+	pto_graph_hazard_str(g, 0, text, sizeof(text));
+	printf("  without the pattern: every out[block] is the block's own partial, not the total %lld; %u hazards, the first: %s\n",
+	       (long long)b.total, nh, text);
+	printf("PASS barrier SOFT without the pattern is wrong and reported\n");
+	pto_graph_free(g);
+	pto_kernel_free(k);
+	free_bufs(&b);
+	ex_check(pto_queue_destroy(q), "destroy sanitizing queue");
+}
+
+/*
  * The HARD kernel over every AIV but one. libpto refuses the task when it
  * is built; the same entry pushed into the queue is refused by the device
  * when it takes it. Neither runs a block.
@@ -328,6 +402,7 @@ int main(void)
 	run_form(dev, q, FORM_HARD);
 	run_form(dev, q, FORM_SOFT);
 	run_form(dev, q, FORM_SPLIT);
+	run_without_pattern(dev);
 	run_partial_hard(dev, q);
 	ex_check(pto_queue_destroy(q), "destroy queue");
 	pto_device_close(dev);

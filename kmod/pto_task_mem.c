@@ -26,7 +26,12 @@
  * cache of exact-size objects rather than the next kmalloc size, which
  * would double their memory; failure records from one of their own.
  */
-#define PTO_TASK_SMALL 640
+/*
+ * 704: a one-block task with a tensor and three scalars on the debug
+ * kernel (struct pto_task 536 bytes with dependency inference and the
+ * memory model, a 64-byte argument and unit record).
+ */
+#define PTO_TASK_SMALL 704
 static struct kmem_cache *pto_task_cache;
 static struct kmem_cache *pto_failed_cache;
 
