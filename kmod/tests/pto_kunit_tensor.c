@@ -387,10 +387,16 @@ static void pto_targ_flags(struct kunit *test)
 	struct pto_targ t;
 	u32 bit;
 
+	/* The direction bits are known; every other bit is refused. */
 	for (bit = 0; bit < 16; bit++) {
 		a.flags = 1U << bit;
-		KUNIT_EXPECT_EQ(test, pto_tres(&a, SZ_1M, &t), LAYOUT);
+		KUNIT_EXPECT_EQ(test, pto_tres(&a, SZ_1M, &t),
+				a.flags & DRM_PTO_NPU_TENSOR_F_ALL ? 0 : LAYOUT);
 	}
+	a.flags = DRM_PTO_NPU_TENSOR_F_ALL;
+	KUNIT_EXPECT_EQ(test, pto_tres(&a, SZ_1M, &t), 0);
+	a.flags = DRM_PTO_NPU_TENSOR_F_ALL | 4;
+	KUNIT_EXPECT_EQ(test, pto_tres(&a, SZ_1M, &t), LAYOUT);
 }
 
 /* -------------------------------------------------------------------- range */
