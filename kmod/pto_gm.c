@@ -357,7 +357,12 @@ void pto_gm_view_drop(struct pto_gm_view *v)
 void pto_gm_view_start(struct pto_gm_view *v, struct pto_task *t, u32 unit)
 {
 	pto_gm_view_drop(v);
-	v->on = t->queue->noncoherent;
+	/*
+	 * A task of one unit has no other core to see its stores late or to
+	 * be seen stale by, and the tasks after it start once it ended: it
+	 * is its own view.
+	 */
+	v->on = t->queue->noncoherent && t->units > 1;
 	v->unit = unit;
 	v->epoch = 0;
 	v->rep_work = U64_MAX;

@@ -784,4 +784,81 @@ TEST_F(infer, sanitizer_predicate_fixed_by_a_named_dependency)
 	predicate_case(_metadata, self, 0, true);
 }
 
+/*
+ * The same RACE through the graph API: A (slow) writes t1 OUT, B reads t1
+ * and names no dependency. Without a direction on B's view the device
+ * reports it with B's completion (pto_graph_hazard()); with IN on it the
+ * edge is inferred (by libpto's graph and the device) and nothing is.
+ */
+static void graph_race(struct __test_metadata *_metadata,
+		       FIXTURE_DATA(infer) *self, bool dir)
+{
+	struct pto_queue_params p = { .flags = PTO_QUEUE_SANITIZE };
+	static const uint8_t da[2] = { PTO_ARG_IN, PTO_ARG_OUT };
+	const uint8_t db[2] = { dir ? PTO_ARG_IN : 0, dir ? PTO_ARG_OUT : 0 };
+	int64_t sa[3] = { N, 1, SLOW }, sb[3] = { 4, 1, 0 };
+	struct pto_tensor *t[3], *ta[2], *tb[2];
+	struct pto_hazard h;
+	struct pto_graph *g;
+	struct pto_queue *q;
+	unsigned int task, i;
+	int32_t *p0, *p2;
+	char text[400];
+
+	for (i = 0; i < 3; i++)
+		ASSERT_EQ(0, pto_test_tensor2d(self->dev, PTO_DTYPE_I32, 1, N,
+					       &t[i]));
+	p0 = pto_tensor_data(t[0]);
+	p2 = pto_tensor_data(t[2]);
+	fill(p0, 100, N);
+	ta[0] = t[0];
+	ta[1] = t[1];
+	tb[0] = t[1];
+	tb[1] = t[2];
+	ASSERT_EQ(0, pto_queue_create_params(self->dev, &p, &q));
+	ASSERT_EQ(0, pto_graph_new(self->dev, &g));
+	ASSERT_EQ(0, pto_graph_add_task(g, &(struct pto_task_desc){
+		.kernel_aiv = self->k_copy, .block_num = 1, .tensors = ta,
+		.num_tensors = 2, .tensor_dirs = da, .scalars = sa,
+		.num_scalars = 3 })) TH_LOG("%s", pto_graph_error(g));
+	ASSERT_EQ(1, pto_graph_add_task(g, &(struct pto_task_desc){
+		.kernel_aiv = self->k_copy, .block_num = 1, .tensors = tb,
+		.num_tensors = 2, .tensor_dirs = dir ? db : NULL,
+		.scalars = sb, .num_scalars = 3 })) TH_LOG("%s",
+							   pto_graph_error(g));
+	ASSERT_EQ(0, pto_graph_run(g, q, PTO_TEST_SEC(60)))
+		TH_LOG("%s", pto_graph_error(g));
+	if (dir) {
+		EXPECT_EQ(0, (int)pto_graph_hazard_count(g));
+		for (i = 0; i < 4; i++)
+			EXPECT_EQ(102 + (int32_t)i, p2[i]);
+	} else {
+		ASSERT_EQ(1, (int)pto_graph_hazard_count(g));
+		ASSERT_EQ(0, pto_graph_hazard(g, 0, &task, NULL, &h));
+		EXPECT_EQ(1, (int)task);
+		EXPECT_EQ(PTO_HAZARD_RACE, (int)h.kind);
+		EXPECT_EQ(0, (int)h.tensor);
+		EXPECT_EQ(0, (int)h.elem);
+		EXPECT_EQ(pto_graph_task_id(g, 0), h.other_task);
+		EXPECT_EQ(1, (int)h.other_tensor);
+		ASSERT_LT(0, pto_graph_hazard_str(g, 0, text, sizeof(text)));
+		EXPECT_NE(NULL, strstr(text, "RACE")) TH_LOG("%s", text);
+		TH_LOG("%s", text);
+	}
+	pto_graph_free(g);
+	pto_queue_destroy(q);
+	for (i = 0; i < 3; i++)
+		pto_tensor_free(t[i]);
+}
+
+TEST_F(infer, graph_reports_race)
+{
+	graph_race(_metadata, self, false);
+}
+
+TEST_F(infer, graph_race_fixed_by_directions)
+{
+	graph_race(_metadata, self, true);
+}
+
 TEST_HARNESS_MAIN
