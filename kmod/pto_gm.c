@@ -364,12 +364,13 @@ void pto_gm_view_start(struct pto_gm_view *v, struct pto_task *t, u32 unit)
 	 */
 	v->on = t->queue->noncoherent && t->units > 1;
 	v->unit = unit;
+	v->ndirty = 0;
+	v->ninval = 0;
 	v->epoch = 0;
 	v->rep_work = U64_MAX;
 	if (!v->on)
 		return;
 	v->obs = pto_gm_observed(t);
-	v->ninval = 0;
 	v->live = true;
 }
 
