@@ -134,19 +134,37 @@ static void pto_fill_cqe(struct drm_pto_npu_cqe *cqe, const struct pto_task *t,
 	}
 }
 
-/* The profile record beside a CQE: @p's waits, or none (@p NULL). */
+/*
+ * The profile record beside CQE @b of @t: its unit's waits (none for a
+ * task that never ran) and the scheduler's work, the task's part from
+ * unit 0 (the only record of a task that never ran is unit 0's).
+ */
 static void pto_fill_prof(struct drm_pto_npu_prof *out,
-			  const struct pto_unit_prof *p)
+			  const struct pto_task *t, u32 b)
 {
-	u32 n = p ? min_t(u32, p->nwaits, DRM_PTO_NPU_PROF_WAITS) : 0;
+	const struct pto_unit_prof *p = pto_task_prof(t);
+	const struct pto_unit_prof *u = p && t->any_ran ? p + b : NULL;
+	u32 n = u ? min_t(u32, u->nwaits, DRM_PTO_NPU_PROF_WAITS) : 0;
 
-	out->nwaits = p ? p->nwaits : 0;
+	out->nwaits = u ? u->nwaits : 0;
 	out->pad = 0;
-	out->wait_ns = p ? p->wait_ns : 0;
+	out->wait_ns = u ? u->wait_ns : 0;
 	if (n)
-		memcpy(out->waits, p->waits, n * sizeof(p->waits[0]));
+		memcpy(out->waits, u->waits, n * sizeof(u->waits[0]));
 	memset(&out->waits[n], 0,
 	       (DRM_PTO_NPU_PROF_WAITS - n) * sizeof(out->waits[0]));
+	if (!p || !t->units) {
+		memset(&out->sched, 0, sizeof(out->sched));
+		return;
+	}
+	out->sched = u ? u->sched : p->sched;
+	out->sched.intake_begin = p->sched.intake_begin;
+	out->sched.intake_end = p->sched.intake_end;
+	out->sched.intake_iter = p->sched.intake_iter;
+	out->sched.resolve_begin = p->sched.resolve_begin;
+	out->sched.resolve_end = p->sched.resolve_end;
+	out->sched.resolve_iter = p->sched.resolve_iter;
+	out->sched.resolved = p->sched.resolved;
 }
 
 /*
@@ -211,7 +229,7 @@ static bool pto_cq_post(struct pto_queue *q, struct pto_task *t)
 			     b / t->nparts, b == total - 1);
 		if (q->prof)
 			pto_fill_prof(&q->prof[q->cq_tail & (q->cq_entries - 1)],
-				      t->any_ran ? pto_task_prof(t) + b : NULL);
+				      t, b);
 		if (q->haz && pto_fill_haz(&q->haz[q->cq_tail & (q->cq_entries - 1)],
 					   t, t->any_ran ? b : t->units,
 					   b == total - 1))

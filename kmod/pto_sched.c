@@ -182,6 +182,24 @@ static u64 pto_pass_ns(u64 *now)
 }
 
 /*
+ * Profiling queues: unit @unit of @task has been placed, pre-staged or
+ * not, in the pass its ts_dispatch began.
+ */
+static void pto_prof_placed(struct pto_sched *s, struct pto_task *task,
+			    u32 unit, bool staged)
+{
+	struct drm_pto_npu_sched *r = pto_task_sched(task, unit);
+
+	if (likely(!r))
+		return;
+	r->dispatch_begin = task->recs[unit].ts[PTO_TS_DISPATCH];
+	r->dispatch_end = ktime_get_ns();
+	r->dispatch_iter = s->iter;
+	if (staged)
+		r->flags |= DRM_PTO_NPU_SCHED_F_STAGED;
+}
+
+/*
  * Put a unit in an idle core's running slot. A pre-staged unit waits there,
  * arguments resolved, until pto_release_staged() releases it.
  */
@@ -208,12 +226,14 @@ static void pto_core_start(struct pto_sched *s, struct pto_core *core,
 		task->recs[unit].core_type = core->type;
 		pto_count(core->pdev, stages);
 		trace_pto_stage(task, unit, core, 0);
+		pto_prof_placed(s, task, unit, true);
 		return;
 	}
 	trace_pto_dispatch(task, unit, core, 0);
 	/* A core that runs something can take a pending unit. */
 	s->no_preload[ti] = false;
 	pto_core_kick(s, core, self);
+	pto_prof_placed(s, task, unit, false);
 }
 
 /* A mixed block takes a whole cluster: its AIC and both AIVs. */
@@ -389,6 +409,7 @@ static void pto_place(struct pto_sched *s, struct pto_task *task,
 		task->units_out++;
 		pto_count_dispatch(core->pdev, task, block);
 		trace_pto_dispatch(task, block, core, 0);
+		pto_prof_placed(s, task, block, false);
 	}
 placed:
 	if (task->next_block == task->block_num) {
@@ -571,7 +592,9 @@ static void pto_complete(struct pto_sched *s, struct pto_task *first,
 		/* A skipped task releases its consumers as if it had run. */
 		bool failed = task->status != DRM_PTO_NPU_STATUS_OK &&
 			      task->status != DRM_PTO_NPU_STATUS_SKIPPED;
+		struct drm_pto_npu_sched *r = pto_task_sched(task, 0);
 		struct pto_edge *e;
+		u32 visited = 0;
 
 		list_del_init(&task->ready_link);
 		task->state = PTO_TASK_DONE;
@@ -584,9 +607,12 @@ static void pto_complete(struct pto_sched *s, struct pto_task *first,
 		if (failed)
 			pto_deps_remember_failed(ctx, task);
 
+		if (r)
+			r->resolve_begin = ktime_get_ns();
 		list_for_each_entry(e, &task->fanout, link) {
 			struct pto_task *c = e->consumer;
 
+			visited++;
 			e->producer = NULL;
 			/* Inferred edges order; named ones also pass failure on. */
 			if (failed && !e->inferred)
@@ -597,6 +623,11 @@ static void pto_complete(struct pto_sched *s, struct pto_task *first,
 				pto_try_stage(s, c);
 		}
 		INIT_LIST_HEAD(&task->fanout);
+		if (r) {
+			r->resolve_end = ktime_get_ns();
+			r->resolve_iter = s->iter;
+			r->resolved = visited;
+		}
 		if (post)
 			list_add_tail(&task->held_link, post);
 		else
@@ -610,9 +641,17 @@ void pto_unit_done(struct pto_sched *s, struct pto_core *core,
 		   struct list_head *freeable, struct pto_core **adopt,
 		   struct list_head *post)
 {
+	struct drm_pto_npu_sched *r = pto_task_sched(task, unit);
 	u32 ti = pto_cidx(core);
 
 	lockdep_assert_held(&s->lock);
+	s->iter++;
+	if (r) {
+		/* An early retire began later (pto_early_retire()). */
+		if (!r->complete_begin)
+			r->complete_begin = task->recs[unit].ts[PTO_TS_FINISH];
+		r->complete_iter = s->iter;
+	}
 	task->units_out--;
 	/* Our running slot frees up: this core (or its pending unit's) can preload. */
 	s->no_preload[ti] = false;
@@ -652,6 +691,9 @@ void pto_unit_done(struct pto_sched *s, struct pto_core *core,
 	if (!task->units_out && task->state == PTO_TASK_PLACED)
 		pto_complete(s, task, freeable, adopt, post,
 			     task->recs[unit].ts[PTO_TS_FINISH]);
+	/* Its CQEs wait on @post: the record is still ours to write. */
+	if (r)
+		r->complete_end = ktime_get_ns();
 	pto_sched_dispatch(s, core);
 }
 
@@ -667,14 +709,20 @@ void pto_sched_add(struct pto_device *pdev, struct pto_task *task,
 		   const s64 *deps, struct list_head *freeable)
 {
 	struct pto_sched *s = pdev->sched;
+	struct drm_pto_npu_sched *r = pto_task_sched(task, 0);
 	struct pto_ctx *ctx = task->ctx;
 	LIST_HEAD(work);
 
 	spin_lock(&s->lock);
+	s->iter++;
 	list_add_tail(&task->ctx_link, &ctx->live);
 	hash_add(ctx->tasks, &task->hnode, task->id);
 	pto_deps_link(ctx, task, deps);
 	pto_infer_link(ctx, task);
+	if (r) {
+		r->intake_iter = s->iter;
+		r->intake_end = ktime_get_ns();
+	}
 	if (!task->fanin) {
 		u64 now = 0;
 
@@ -708,6 +756,7 @@ void pto_sched_cancel_ctx(struct pto_ctx *ctx)
 	u64 now = 0;
 
 	spin_lock(&s->lock);
+	s->iter++;
 	ctx->dead = true;
 	list_for_each_entry(task, &ctx->live, ctx_link) {
 		atomic_set(&task->cancel, 1);

@@ -160,6 +160,8 @@ struct pto_core {
  *          record, reused by intake (last freed first); linked by
  *          held_link
  * @nspares: tasks on @spares, at most PTO_TASK_SPARES (fewer under KASAN)
+ * @iter: the scheduler's iterations so far: intakes, unit ends and context
+ *        cancels, each done under @lock (profile records number them)
  */
 struct pto_sched {
 	spinlock_t lock;	/* see the kernel-doc above */
@@ -184,6 +186,7 @@ struct pto_sched {
 	spinlock_t spare_lock;	/* spares, nspares */
 	struct list_head spares;
 	u32 nspares;
+	u32 iter;
 };
 
 /* The scheduling quantum, in jiffies: 2 ms, at least one jiffy. */

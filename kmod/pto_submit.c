@@ -19,6 +19,7 @@
  */
 
 #include <linux/dma-fence-chain.h>
+#include <linux/ktime.h>
 #include <linux/lockdep.h>
 #include <linux/mutex.h>
 #include <linux/overflow.h>
@@ -577,6 +578,9 @@ static u32 pto_take_entry(struct pto_submit *sub, struct pto_queue *q,
 {
 	struct pto_ctx *ctx = sub->ctx;
 	struct drm_pto_npu_sqe *e = ctx->scratch;
+	/* Profiling queues: the intake's begin, for the task's record. */
+	u64 begin = q->prof ? ktime_get_ns() : 0;
+	struct drm_pto_npu_sched *r;
 	s64 deps[PTO_MAX_DEPS];
 	struct pto_task *t;
 	u64 detail;
@@ -590,6 +594,9 @@ static u32 pto_take_entry(struct pto_submit *sub, struct pto_queue *q,
 	t = pto_task_alloc(ctx, q, e, !reason);
 	if (!t)
 		return 0;
+	r = pto_task_sched(t, 0);
+	if (r)
+		r->intake_begin = begin;
 	t->id = ctx->next_id;
 	if (reason)
 		pto_refuse(t, reason, detail);

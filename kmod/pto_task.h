@@ -84,15 +84,19 @@ struct pto_unit_rec {
  * @nwaits: waits so far
  * @wait_ns: their total length
  * @waits: the first DRM_PTO_NPU_PROF_WAITS of them
+ * @sched: the scheduler's work for the unit; unit 0's also holds the
+ *         task's (intake, resolve), copied into each of its records
  *
- * Only the unit's own thread of execution writes it (a unit runs on one
- * core at a time), and the CQE is posted after the unit has ended.
+ * Only the unit's own thread of execution writes the waits (a unit runs on
+ * one core at a time), @sched only the scheduler, under its lock; the CQE
+ * is posted after the task has completed.
  */
 struct pto_unit_prof {
 	struct drm_pto_npu_wait cur;
 	u32 nwaits;
 	u64 wait_ns;
 	struct drm_pto_npu_wait waits[DRM_PTO_NPU_PROF_WAITS];
+	struct drm_pto_npu_sched sched;
 };
 
 /**
@@ -294,6 +298,18 @@ static inline struct pto_unit_prof *pto_task_prof(const struct pto_task *task)
 	if (likely(!task->profiled))
 		return NULL;
 	return (struct pto_unit_prof *)(task->recs + task->units);
+}
+
+/*
+ * Profiling queues: the scheduler record of @task's unit @unit, or NULL
+ * (the queue does not profile, or a refused task has no unit).
+ */
+static inline struct drm_pto_npu_sched *pto_task_sched(const struct pto_task *task,
+						       u32 unit)
+{
+	struct pto_unit_prof *p = pto_task_prof(task);
+
+	return likely(!p) || unit >= task->units ? NULL : &p[unit].sched;
 }
 
 /*

@@ -195,9 +195,15 @@ static void pto_early_retire(struct pto_sched *s, struct pto_core *pcore,
 			     const struct pto_exec_result *pres,
 			     struct list_head *freeable, struct list_head *post)
 {
+	struct drm_pto_npu_sched *r = pto_task_sched(ptask, punit);
 	struct pto_core *adopt = NULL;
 
 	lockdep_assert_held(&s->lock);
+	if (r) {
+		/* Its end is handled now, not at its finish. */
+		r->complete_begin = ktime_get_ns();
+		r->flags |= DRM_PTO_NPU_SCHED_F_EARLY;
+	}
 	pto_unit_done(s, pcore, ptask, punit, pres, freeable, &adopt, post);
 	if (adopt) {
 		adopt->in_worker = false;

@@ -124,6 +124,7 @@ PTO_API void pto_graph_free(struct pto_graph *g)
 	pto_vec_free(&g->hazards);
 	free(g->blocks);
 	free(g->profs);
+	free(g->scheds);
 	free(g);
 }
 
@@ -924,6 +925,7 @@ static void pto_last_own_status(struct pto_block_info *b, uint32_t n,
 struct pto_block_pair {
 	struct pto_block_info info;
 	struct pto_block_prof prof;
+	struct pto_sched_rec sched;
 };
 
 static int pto_block_pair_cmp(const void *x, const void *y)
@@ -937,6 +939,7 @@ static void pto_sort_blocks(struct pto_graph *g, struct pto_graph_task *t)
 {
 	struct pto_block_info *b = &g->blocks[t->block_off];
 	struct pto_block_prof *p;
+	struct pto_sched_rec *s;
 	struct pto_block_pair *tmp;
 	uint32_t i;
 
@@ -945,17 +948,19 @@ static void pto_sort_blocks(struct pto_graph *g, struct pto_graph_task *t)
 		return;
 	}
 	p = &g->profs[t->block_off];
+	s = &g->scheds[t->block_off];
 	tmp = malloc(t->nblocks * sizeof(*tmp));
 	if (!tmp) {
 		/* Unsorted, but each record keeps its own profile. */
 		return;
 	}
 	for (i = 0; i < t->nblocks; i++)
-		tmp[i] = (struct pto_block_pair){ b[i], p[i] };
+		tmp[i] = (struct pto_block_pair){ b[i], p[i], s[i] };
 	qsort(tmp, t->nblocks, sizeof(*tmp), pto_block_pair_cmp);
 	for (i = 0; i < t->nblocks; i++) {
 		b[i] = tmp[i].info;
 		p[i] = tmp[i].prof;
+		s[i] = tmp[i].sched;
 	}
 	free(tmp);
 }
@@ -992,9 +997,12 @@ static void pto_run_complete(struct pto_run *r,
 	if (haz && (cqe->flags & DRM_PTO_NPU_CQE_F_HAZARD))
 		pto_run_hazard(g, (uint32_t)idx, &c, haz);
 	if (t->nblocks < pto_task_records(t)) {
-		if (g->profs)
+		if (g->profs) {
 			pto_prof_from_drm(&g->profs[t->block_off + t->nblocks],
 					  prof);
+			pto_sched_from_drm(&g->scheds[t->block_off + t->nblocks],
+					   &prof->sched);
+		}
 		g->blocks[t->block_off + t->nblocks++] = c.info;
 	}
 	if (!t->task_id)
@@ -1162,12 +1170,21 @@ PTO_API int pto_graph_run(struct pto_graph *g, struct pto_queue *q,
 		return -ENOMEM;
 	g->blocks = blocks;
 	free(g->profs);
+	free(g->scheds);
 	g->profs = NULL;
+	g->scheds = NULL;
 	if (pto_queue_profiling(q)) {
 		g->profs = calloc(g->total_blocks ? g->total_blocks : 1,
 				  sizeof(*g->profs));
-		if (!g->profs)
+		g->scheds = calloc(g->total_blocks ? g->total_blocks : 1,
+				   sizeof(*g->scheds));
+		if (!g->profs || !g->scheds) {
+			free(g->profs);
+			free(g->scheds);
+			g->profs = NULL;
+			g->scheds = NULL;
 			return -ENOMEM;
+		}
 	}
 	pto_graph_reset_results(g);
 	g->hazards.n = 0;
@@ -1335,6 +1352,20 @@ PTO_API int pto_graph_task_waits(const struct pto_graph *g, unsigned int idx,
 	t = pto_task(g, idx);
 	*n = g->ran && g->profs ? t->nblocks : 0;
 	*profs = *n ? &g->profs[t->block_off] : NULL;
+	return 0;
+}
+
+PTO_API int pto_graph_task_sched(const struct pto_graph *g, unsigned int idx,
+				 const struct pto_sched_rec **recs,
+				 unsigned int *n)
+{
+	const struct pto_graph_task *t;
+
+	if (!g || idx >= g->tasks.n || !recs || !n)
+		return -EINVAL;
+	t = pto_task(g, idx);
+	*n = g->ran && g->scheds ? t->nblocks : 0;
+	*recs = *n ? &g->scheds[t->block_off] : NULL;
 	return 0;
 }
 

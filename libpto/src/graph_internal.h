@@ -125,6 +125,7 @@ struct pto_graph {
 	struct pto_vec names;
 	struct pto_block_info *blocks;
 	struct pto_block_prof *profs;
+	struct pto_sched_rec *scheds;
 	struct pto_vec hazards;
 	uint64_t total_blocks;
 	bool ran;

@@ -177,6 +177,8 @@ int pto_queue_init_rings(struct pto_queue *q, void *map, size_t map_size,
 void pto_cqe_from_drm(struct pto_cqe *out, const struct drm_pto_npu_cqe *in);
 void pto_prof_from_drm(struct pto_block_prof *out,
 		       const struct drm_pto_npu_prof *in);
+void pto_sched_from_drm(struct pto_sched_rec *out,
+			const struct drm_pto_npu_sched *in);
 void pto_hazard_from_drm(struct pto_hazard *out,
 			 const struct drm_pto_npu_hazard *in);
 int pto_queue_init_prof(struct pto_queue *q, uint32_t prof_offset,

@@ -143,13 +143,15 @@ int pto_queue_init_prof(struct pto_queue *q, uint32_t prof_offset,
 
 	if (!prof_offset && !prof_size)
 		return 0;
-	if (prof_size != sizeof(struct drm_pto_npu_prof) ||
+	/* At least the waits (the record before uapi 6); what follows may differ. */
+	if (prof_size < offsetof(struct drm_pto_npu_prof, sched) ||
+	    prof_size % _Alignof(struct drm_pto_npu_prof) ||
 	    prof_offset < sizeof(struct drm_pto_npu_ring_header) ||
 	    prof_offset % _Alignof(struct drm_pto_npu_prof) ||
 	    end > q->map_size || (prof_offset < cq_end && cq_off < end))
 		return -EPROTO;
-	q->cq.profs = (const struct drm_pto_npu_prof *)((uint8_t *)q->map +
-							prof_offset);
+	q->cq.profs = (const uint8_t *)q->map + prof_offset;
+	q->cq.prof_stride = prof_size;
 	return 0;
 }
 
@@ -496,6 +498,32 @@ void pto_prof_from_drm(struct pto_block_prof *out,
 			.kind = in->waits[i].kind,
 			.pc = in->waits[i].pc,
 		};
+}
+
+_Static_assert(PTO_SCHED_STAGED == DRM_PTO_NPU_SCHED_F_STAGED,
+	       "sched flags match the uapi");
+_Static_assert(PTO_SCHED_EARLY == DRM_PTO_NPU_SCHED_F_EARLY,
+	       "sched flags match the uapi");
+
+void pto_sched_from_drm(struct pto_sched_rec *out,
+			const struct drm_pto_npu_sched *in)
+{
+	*out = (struct pto_sched_rec){
+		.intake_begin = in->intake_begin,
+		.intake_end = in->intake_end,
+		.resolve_begin = in->resolve_begin,
+		.resolve_end = in->resolve_end,
+		.dispatch_begin = in->dispatch_begin,
+		.dispatch_end = in->dispatch_end,
+		.complete_begin = in->complete_begin,
+		.complete_end = in->complete_end,
+		.intake_iter = in->intake_iter,
+		.resolve_iter = in->resolve_iter,
+		.dispatch_iter = in->dispatch_iter,
+		.complete_iter = in->complete_iter,
+		.resolved = in->resolved,
+		.flags = in->flags,
+	};
 }
 
 PTO_API bool pto_queue_profiling(const struct pto_queue *q)

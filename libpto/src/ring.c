@@ -170,10 +170,16 @@ int pto_cq_reap_ext(struct pto_cq *cq, struct drm_pto_npu_cqe *out,
 	for (i = 0; i < n; i++)
 		out[i] = cq->cqes[(head + i) & (cq->nentries - 1)];
 	for (i = 0; prof && i < n; i++) {
+		size_t stride = cq->prof_stride ? cq->prof_stride :
+						  sizeof(prof[i]);
+		size_t take = stride < sizeof(prof[i]) ? stride :
+							 sizeof(prof[i]);
+
+		memset(&prof[i], 0, sizeof(prof[i]));
 		if (cq->profs)
-			prof[i] = cq->profs[(head + i) & (cq->nentries - 1)];
-		else
-			memset(&prof[i], 0, sizeof(prof[i]));
+			memcpy(&prof[i], (const uint8_t *)cq->profs +
+				 ((head + i) & (cq->nentries - 1)) * stride,
+			       take);
 	}
 	for (i = 0; haz && i < n; i++) {
 		if (cq->hazs)

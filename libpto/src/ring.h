@@ -31,13 +31,19 @@ struct pto_sq {
  * struct pto_cq - the completion ring, as user space sees it
  * @cqes: CQE 0
  * @profs: profile record 0 (one per CQE), NULL unless the queue profiles
+ * @prof_stride: bytes from one record to the next (the module's
+ *		 prof_size; 0: sizeof(struct drm_pto_npu_prof)). A module's
+ *		 record may be longer than ours (fields we do not know,
+ *		 ignored) or shorter (an older module: ours past its end
+ *		 read as zero).
  * @nentries: entries, a power of two
  * @head: CQEs consumed (ours, written with release)
  * @tail: CQEs posted (device-owned, read with acquire)
  */
 struct pto_cq {
 	struct drm_pto_npu_cqe *cqes;
-	const struct drm_pto_npu_prof *profs;
+	const void *profs;
+	uint32_t prof_stride;
 	const struct drm_pto_npu_hazard *hazs;
 	uint32_t nentries;
 	uint32_t *head;

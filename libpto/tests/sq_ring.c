@@ -5,6 +5,7 @@
  * back-pressure, and the tensor argument encoding.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -302,6 +303,58 @@ static void cq_reap_prof_wraps(void)
 	TAP_CHECK_EQ(strcmp(pto_wait_kind_name(99), "UNKNOWN"), 0);
 }
 
+/*
+ * Records are prof_size apart: a longer record (a newer module's) gives
+ * the fields we know, a shorter one (a module before uapi 6, waits only)
+ * gives its waits and zeroed scheduler fields.
+ */
+static void cq_reap_prof_stride(void)
+{
+	struct drm_pto_npu_ring_header hdr = { 0 };
+	struct drm_pto_npu_cqe ring[2], out[2];
+	size_t longer = sizeof(struct drm_pto_npu_prof) + 16;
+	size_t older = offsetof(struct drm_pto_npu_prof, sched);
+	uint8_t mem[2 * (sizeof(struct drm_pto_npu_prof) + 16)];
+	struct drm_pto_npu_prof rec, pout[2];
+	struct pto_cq cq = { .cqes = ring, .nentries = 2, .head = &hdr.cq_head,
+			      .tail = &hdr.cq_tail, .profs = mem };
+	struct pto_sched_rec sr;
+	unsigned int i;
+
+	memset(ring, 0, sizeof(ring));
+	memset(mem, 0xee, sizeof(mem));
+	for (i = 0; i < 2; i++) {
+		rec = (struct drm_pto_npu_prof){ .nwaits = 1 + i };
+		rec.sched = (struct drm_pto_npu_sched){
+			.intake_begin = 100 + i, .complete_end = 200 + i,
+			.dispatch_iter = 7 + i, .resolved = 3,
+			.flags = DRM_PTO_NPU_SCHED_F_STAGED };
+		memcpy(mem + i * longer, &rec, sizeof(rec));
+	}
+	cq.prof_stride = longer;
+	hdr.cq_tail = 2;
+	TAP_CHECK_EQ(pto_cq_reap_prof(&cq, out, pout, 2), 2);
+	TAP_CHECK_EQ(pout[1].nwaits, 2);
+	TAP_CHECK_EQ(pout[1].sched.intake_begin, 101);
+	TAP_CHECK_EQ(pout[1].sched.complete_end, 201);
+	pto_sched_from_drm(&sr, &pout[1].sched);
+	TAP_CHECK_EQ(sr.dispatch_iter, 8);
+	TAP_CHECK_EQ(sr.resolved, 3);
+	TAP_CHECK_EQ(sr.flags, PTO_SCHED_STAGED);
+
+	memset(mem, 0xee, sizeof(mem));
+	for (i = 0; i < 2; i++) {
+		rec = (struct drm_pto_npu_prof){ .nwaits = 5 + i };
+		memcpy(mem + i * older, &rec, older);
+	}
+	cq.prof_stride = older;
+	hdr.cq_tail = 4;
+	TAP_CHECK_EQ(pto_cq_reap_prof(&cq, out, pout, 2), 2);
+	TAP_CHECK_EQ(pout[1].nwaits, 6);
+	TAP_CHECK_EQ(pout[1].sched.intake_begin, 0);
+	TAP_CHECK_EQ(pout[1].sched.flags, 0);
+}
+
 static void cqe_conversion(void)
 {
 	struct drm_pto_npu_cqe in = {
@@ -442,5 +495,6 @@ TAP_MAIN(TAP_TEST(slot_counts), TAP_TEST(packing_order),
 	 TAP_TEST(entry_larger_than_ring),
 	 TAP_TEST(head_past_tail_means_no_room),
 	 TAP_TEST(raw_entries_are_padded), TAP_TEST(cq_reap_wraps),
-	 TAP_TEST(cq_reap_prof_wraps), TAP_TEST(cqe_conversion), TAP_TEST(ring_layout_checked),
+	 TAP_TEST(cq_reap_prof_wraps), TAP_TEST(cq_reap_prof_stride),
+	 TAP_TEST(cqe_conversion), TAP_TEST(ring_layout_checked),
 	 TAP_TEST(tensor_arguments))

@@ -288,6 +288,16 @@ TEST_F(early, one_block_chain_released_at_producer_end)
 		EXPECT_EQ(0, pto_test_waits_sane(g, i, 0, self->err,
 						 sizeof(self->err)))
 			TH_LOG("task %d: %s", i, self->err);
+		{
+			const struct pto_sched_rec *s;
+			unsigned int ns = 0;
+
+			/* Placed pre-staged; its walk found its one consumer. */
+			ASSERT_EQ(0, pto_graph_task_sched(g, i, &s, &ns));
+			ASSERT_EQ(1U, ns);
+			EXPECT_NE(0U, s[0].flags & PTO_SCHED_STAGED) TH_LOG("task %d", i);
+			EXPECT_EQ(i < 5 ? 1U : 0U, s[0].resolved) TH_LOG("task %d", i);
+		}
 		EXPECT_EQ(-1, first_mismatch(t[i + 1], t[0],
 					     (float)self->slow_iters + i, 0,
 					     TR * COLS)) TH_LOG("task %d", i);

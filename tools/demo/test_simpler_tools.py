@@ -235,6 +235,87 @@ def check_critical_path(simpler, d, deps, bars):
     return problems
 
 
+OUTER = ('complete', 'dispatch', 'early_dispatch')
+KINDS = OUTER + ('resolve', 'predicated_skip')
+
+
+def check_schema(d, deps, bars):
+    """chip_swimlane_records.json against the documented format
+    (Documentation/profiling-simpler.rst and simpler's
+    docs/dfx/chip-swimlane-profiling.md): no simpler checkout needed."""
+    with open(os.path.join(d, 'chip_swimlane_records.json')) as f:
+        rec = json.load(f)
+    problems = []
+    level = rec.get('chip_swimlane_level')
+    if level not in (2, 4):
+        return ['chip_swimlane_level %r, not 2 or 4' % level]
+    md = rec.get('metadata', {})
+    types = md.get('core_types', [])
+    if md.get('clock_freq_hz') != 1000000000:
+        problems.append('clock_freq_hz %r' % md.get('clock_freq_hz'))
+    if md.get('num_cores') != len(types) or \
+            set(types) - {'aic', 'aiv'} or \
+            len(md.get('core_to_thread', [])) != len(types):
+        problems.append('cores: num_cores %r, core_types %r, core_to_thread %r'
+                        % (md.get('num_cores'), types, md.get('core_to_thread')))
+    core = rec.get('aicore_tasks', [])
+    cpu = rec.get('aicpu_tasks', [])
+    for r in core:
+        if len(r) != 6 or not 0 <= r[0] < len(types) or r[3] > r[4] or \
+                r[5] < 0:
+            problems.append('aicore_tasks row %r' % r)
+    for r in cpu:
+        if len(r) != 4 or not 0 <= r[0] < len(types):
+            problems.append('aicpu_tasks row %r' % r)
+    if sorted(r[2] for r in core) != sorted(r[1] for r in cpu):
+        problems.append('aicore_tasks and aicpu_tasks: other reg_task_ids')
+    nbars = sum(len(v) for v in bars.values())
+    if len(core) != nbars:
+        problems.append('%d aicore_tasks rows, %d bars in our swimlane'
+                        % (len(core), nbars))
+    if level == 2:
+        if 'aicpu_scheduler_phases' in rec:
+            problems.append('level 2 with scheduler phases')
+        return problems
+    sched = rec.get('aicpu_scheduler_phases')
+    orch = rec.get('aicpu_orchestrator_phases')
+    if not isinstance(sched, list) or len(sched) != 1 or \
+            not isinstance(orch, list) or len(orch) != 1:
+        return problems + ['level 4 without one scheduler and one '
+                           'orchestrator thread of phases']
+    last_iter, fins, outer = 0, 0, []
+    for p in sched[0]:
+        k = p.get('kind')
+        if k not in KINDS or p['start_cycles'] > p['end_cycles'] or \
+                p['tasks_processed'] < 0 or \
+                not last_iter <= p['loop_iter'] <= last_iter + 1:
+            problems.append('phase %r' % p)
+        last_iter = max(last_iter, p['loop_iter'])
+        if k == 'predicated_skip' and 'task_id' not in p:
+            problems.append('predicated_skip without task_id: %r' % p)
+        if k == 'complete':
+            fins += p['tasks_processed']
+        if k in OUTER and p['end_cycles'] > p['start_cycles']:
+            outer.append((p['start_cycles'], p['end_cycles'], k))
+    outer.sort()
+    for a, b in zip(outer, outer[1:]):
+        if b[0] < a[1]:
+            problems.append('outer phases overlap: %r and %r' % (a, b))
+    # Each unit that ran ended once; a unit cancelled on its core also ends.
+    if fins < len(core):
+        problems.append('complete: %d ends, %d units ran' % (fins, len(core)))
+    ntasks = len(deps.get('tasks', []))
+    seen = set()
+    for i, p in enumerate(orch[0]):
+        if p.get('submit_idx') != i or p['start_cycles'] > p['end_cycles'] or \
+                not 0 <= p.get('task_id', -1) < ntasks or p['task_id'] in seen:
+            problems.append('orchestrator phase %r' % p)
+        seen.add(p.get('task_id'))
+    if len(seen) != ntasks:
+        problems.append('%d intakes, %d tasks' % (len(seen), ntasks))
+    return problems
+
+
 def check_sched_overhead(simpler, d, bars):
     rc, out = run_tool(simpler, 'sched_overhead_analysis',
                        ['--chip-swimlane-records-json',
@@ -248,6 +329,21 @@ def check_sched_overhead(simpler, d, bars):
     m = re.search(r'[Mm]akespan[^0-9\n]*([0-9.]+)\s*us', out)
     if m and abs(float(m.group(1)) - makespan(bars)) > 0.01 + 0.001 * makespan(bars):
         problems.append('makespan %s, ours %.3f us' % (m.group(1), makespan(bars)))
+    # Part 5, the scheduler loop: the ends our complete phases counted, and
+    # time in the complete and dispatch phases (the module times them).
+    with open(os.path.join(d, 'chip_swimlane_records.json')) as f:
+        rec = json.load(f)
+    if rec['chip_swimlane_level'] >= 3:
+        fins = sum(p['tasks_processed'] for p in rec['aicpu_scheduler_phases'][0]
+                   if p['kind'] == 'complete')
+        m = re.search(r'FINs observed \(Complete phase\): (\d+)', out)
+        if not m or int(m.group(1)) != fins:
+            problems.append('Part 5: FINs %s, our complete phases %d'
+                            % (m.group(1) if m else 'missing', fins))
+        for phase in ('Complete', 'Dispatch'):
+            m = re.search(r'^\s*%s \(.*?\)\s+([0-9.]+)' % phase, out, re.M)
+            if not m or float(m.group(1)) <= 0:
+                problems.append('Part 5: no %s time' % phase)
     return problems
 
 
@@ -259,21 +355,18 @@ def main():
     args = ap.parse_args()
     simpler = find_simpler(args.simpler)
     profiles = find_profiles(args.traces) if os.path.isdir(args.traces) else []
-    skip = None
-    if not simpler:
-        skip = ('no simpler checkout (set SIMPLER_DIR to a clone of '
-                'https://github.com/hw-native-sys/simpler)')
-    elif not profiles:
-        skip = ('no PyPTO/simpler profile under %s (written with '
-                'PTO_TRACE_FORMAT=simpler)' % args.traces)
-    if skip:
+    if not profiles:
         print('1..1')
-        print('ok 1 simpler tools # SKIP %s' % skip)
+        print('ok 1 simpler profiles # SKIP no PyPTO/simpler profile under %s '
+              '(written with PTO_TRACE_FORMAT=simpler)' % args.traces)
         return 0
-    print('1..%d' % (len(profiles) * len(TOOLS)))
-    print('# simpler: %s (%s)' % (simpler, subprocess.run(
-        ['git', '-C', simpler, 'log', '-1', '--format=%h %cs'],
-        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True).stdout.strip()))
+    # The schema of each profile always; simpler's tools with a checkout.
+    tools = TOOLS if simpler else ()
+    print('1..%d' % (len(profiles) * (1 + len(tools)) + (0 if simpler else 1)))
+    if simpler:
+        print('# simpler: %s (%s)' % (simpler, subprocess.run(
+            ['git', '-C', simpler, 'log', '-1', '--format=%h %cs'],
+            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True).stdout.strip()))
     scratch = args.keep or tempfile.mkdtemp(prefix='pto-simpler-')
     n = failed = 0
     for src in profiles:
@@ -286,11 +379,13 @@ def main():
         except (OSError, ValueError) as e:
             deps, bars = None, None
             why = 'our own %s.trace.json/.deps.json: %s' % (name, e)
-        for tool in TOOLS:
+        for tool in ('schema',) + tools:
             n += 1
             try:
                 if deps is None:
                     problems = [why]
+                elif tool == 'schema':
+                    problems = check_schema(d, deps, bars)
                 elif tool == 'swimlane_converter':
                     problems = check_converter(simpler, d, deps, bars)
                 elif tool == 'deps_viewer':
@@ -303,7 +398,8 @@ def main():
                     problems = check_critical_path(simpler, d, deps, bars)
                 else:
                     problems = check_sched_overhead(simpler, d, bars)
-            except (OSError, ValueError, KeyError, subprocess.TimeoutExpired) as e:
+            except (OSError, ValueError, KeyError, TypeError,
+                    subprocess.TimeoutExpired) as e:
                 problems = ['%s: %s' % (type(e).__name__, e)]
             if problems:
                 failed += 1
@@ -312,6 +408,10 @@ def main():
                     print('# %s' % p)
             else:
                 print('ok %d %s: %s' % (n, name, tool))
+    if not simpler:
+        n += 1
+        print('ok %d simpler tools # SKIP no simpler checkout (set SIMPLER_DIR '
+              'to a clone of https://github.com/hw-native-sys/simpler)' % n)
     if not args.keep:
         shutil.rmtree(scratch, ignore_errors=True)
     return 1 if failed else 0

@@ -20,7 +20,7 @@ extern "C" {
 #endif
 
 /** DRM_PTO_NPU_UAPI_VERSION - bumped whenever the ABI grows. */
-#define DRM_PTO_NPU_UAPI_VERSION 5
+#define DRM_PTO_NPU_UAPI_VERSION 6
 
 /*
  * Ioctl numbers, relative to DRM_COMMAND_BASE. Append only: a number is
@@ -837,12 +837,79 @@ struct drm_pto_npu_wait {
 #define DRM_PTO_NPU_PROF_WAITS 6
 
 /**
+ * DRM_PTO_NPU_SCHED_F_STAGED: the unit was placed pre-staged
+ * (allow_early_resolve): its placement was an early dispatch.
+ */
+#define DRM_PTO_NPU_SCHED_F_STAGED _BITUL(0)
+/**
+ * DRM_PTO_NPU_SCHED_F_EARLY: the unit's end released a pre-staged
+ * consumer first; the scheduler retired the unit once that consumer had
+ * started (@complete_begin is later than the CQE's ts_finish).
+ */
+#define DRM_PTO_NPU_SCHED_F_EARLY _BITUL(1)
+
+/**
+ * struct drm_pto_npu_sched - the emulated scheduler's work for one unit
+ *
+ * All scheduler work is done under one lock, by whichever thread has it
+ * (the doorbell for an intake, the worker that ran a unit for its end): it
+ * is one scheduler thread, whose *iterations* are numbered per device
+ * from 1. An iteration is one intake or one unit's end, with the
+ * placements it made. Intervals are CLOCK_MONOTONIC ns, 0 when the work
+ * did not happen (a task that never ran was not dispatched). The intake
+ * and resolve fields are the task's, the same in each of its records.
+ */
+struct drm_pto_npu_sched {
+	/** @intake_begin: the doorbell began taking the task's entry. */
+	__u64 intake_begin;
+	/**
+	 * @intake_end: the task joined the scheduler: its dependencies
+	 * linked, ready or waiting (before any placement).
+	 */
+	__u64 intake_end;
+	/** @resolve_begin: at its completion, the walk of its consumers began. */
+	__u64 resolve_begin;
+	/** @resolve_end: the walk ended: consumers released or pre-staged. */
+	__u64 resolve_end;
+	/**
+	 * @dispatch_begin: the placement pass that placed the unit began (its
+	 * first placement; the CQE's ts_dispatch).
+	 */
+	__u64 dispatch_begin;
+	/** @dispatch_end: this unit's placement was done. */
+	__u64 dispatch_end;
+	/** @complete_begin: the scheduler began handling the unit's end. */
+	__u64 complete_begin;
+	/**
+	 * @complete_end: it was handled: the unit's core freed and, for the
+	 * task's last unit, the task completed (resolve included), before
+	 * the next placement pass.
+	 */
+	__u64 complete_end;
+	/** @intake_iter: the task's intake iteration. */
+	__u32 intake_iter;
+	/** @resolve_iter: the iteration that completed the task. */
+	__u32 resolve_iter;
+	/** @dispatch_iter: the iteration that placed the unit. */
+	__u32 dispatch_iter;
+	/** @complete_iter: the iteration that handled the unit's end. */
+	__u32 complete_iter;
+	/** @resolved: consumers the resolve walk visited. */
+	__u32 resolved;
+	/** @flags: DRM_PTO_NPU_SCHED_F_* bits. */
+	__u32 flags;
+};
+
+/**
  * struct drm_pto_npu_prof - profile record of one CQE (one unit)
  *
  * Written with its CQE, at the same index, by a queue created with
  * DRM_PTO_NPU_QUEUE_F_PROFILE. The CQE's bar (ts_start to ts_end) is the
- * unit's run; the waits say which parts of it were not work. A CQE of a
- * task that never ran has a zeroed record.
+ * unit's run; the waits say which parts of it were not work; @sched what
+ * the scheduler did for it. A CQE of a task that never ran has no waits
+ * and only the task's scheduler fields. Records are
+ * &drm_pto_npu_queue_create.prof_size apart: later versions may append
+ * fields, and a reader takes the part it knows.
  */
 struct drm_pto_npu_prof {
 	/** @nwaits: waits of the unit (may exceed DRM_PTO_NPU_PROF_WAITS). */
@@ -853,6 +920,8 @@ struct drm_pto_npu_prof {
 	__u64 wait_ns;
 	/** @waits: the first min(@nwaits, DRM_PTO_NPU_PROF_WAITS), in order. */
 	struct drm_pto_npu_wait waits[DRM_PTO_NPU_PROF_WAITS];
+	/** @sched: the scheduler's work for the unit (uapi 6). */
+	struct drm_pto_npu_sched sched;
 };
 
 /**

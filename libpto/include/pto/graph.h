@@ -296,6 +296,26 @@ PTO_API int pto_graph_task_waits(const struct pto_graph *g, unsigned int idx,
 				 unsigned int *n);
 
 /**
+ * pto_graph_task_sched() - the scheduler's work for each block of a task,
+ * last run
+ * @g: graph
+ * @idx: task index
+ * @recs: set to the task's scheduler records, one per record of
+ *	  pto_graph_task_blocks() and in its order, or NULL
+ * @n: set to their number: 0 unless the run's queue profiled
+ *
+ * When the device took the task (intake), placed each block (dispatch),
+ * handled each block's end (complete) and, at the task's completion,
+ * walked its consumers (resolve): what pto_graph_write_simpler() writes
+ * as the scheduler's phases.
+ *
+ * Return: 0, or -EINVAL for @idx out of range.
+ */
+PTO_API int pto_graph_task_sched(const struct pto_graph *g, unsigned int idx,
+				 const struct pto_sched_rec **recs,
+				 unsigned int *n);
+
+/**
  * pto_graph_hazard_count() - hazards the sanitizer reported in the last run
  * @g: graph
  *

@@ -574,6 +574,57 @@ struct pto_block_prof {
 	struct pto_wait waits[PTO_PROF_WAITS];
 };
 
+/** PTO_SCHED_STAGED: the block was placed pre-staged (an early dispatch). */
+#define PTO_SCHED_STAGED (1u << 0)
+/**
+ * PTO_SCHED_EARLY: the block's end released a pre-staged consumer first;
+ * the scheduler handled the end once that consumer had started.
+ */
+#define PTO_SCHED_EARLY (1u << 1)
+
+/**
+ * struct pto_sched_rec - what the device's scheduler did for one block
+ * @intake_begin: the doorbell began taking the task's entry (task)
+ * @intake_end: the task joined the scheduler, before any placement (task)
+ * @resolve_begin: at the task's completion, the walk of its consumers
+ *		   began (task)
+ * @resolve_end: that walk ended (task)
+ * @dispatch_begin: the placement pass that placed the block began
+ * @dispatch_end: the block's placement was done
+ * @complete_begin: the scheduler began handling the block's end
+ * @complete_end: the end was handled (for the task's last block, the task
+ *		  completed, resolve included), before the next placements
+ * @intake_iter: the scheduler iteration of the intake (task)
+ * @resolve_iter: the iteration that completed the task (task)
+ * @dispatch_iter: the iteration that placed the block
+ * @complete_iter: the iteration that handled its end
+ * @resolved: consumers the resolve walk visited (task)
+ * @flags: PTO_SCHED_* bits
+ *
+ * The device's scheduler does all its work under one lock, one thread at
+ * a time: its iterations (an intake, or one block's end, with the
+ * placements made then) are numbered per device from 1. Times are
+ * CLOCK_MONOTONIC ns, 0 for work that did not happen. Fields marked
+ * (task) are the task's, the same in each of its records. All zero with a
+ * module older than uapi 6.
+ */
+struct pto_sched_rec {
+	uint64_t intake_begin;
+	uint64_t intake_end;
+	uint64_t resolve_begin;
+	uint64_t resolve_end;
+	uint64_t dispatch_begin;
+	uint64_t dispatch_end;
+	uint64_t complete_begin;
+	uint64_t complete_end;
+	uint32_t intake_iter;
+	uint32_t resolve_iter;
+	uint32_t dispatch_iter;
+	uint32_t complete_iter;
+	uint32_t resolved;
+	uint32_t flags;
+};
+
 /**
  * pto_wait_kind_name() - name of a wait kind ("STAGED", "RING_POP", ...)
  * @kind: &enum pto_wait_kind

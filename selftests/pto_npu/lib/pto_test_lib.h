@@ -252,10 +252,23 @@ int pto_test_queue_prof(struct pto_device *dev, struct pto_queue **q);
  * total; ring and barrier waits inside the bar, only in a kernel that
  * has @allowed (bit per &enum pto_wait_kind); a STAGED wait exactly when
  * the record is PTO_BLOCK_STAGED, from its dispatch to its receive (the
- * doorbell). Returns 0, or -1 with the first violation in @err.
+ * doorbell); and its scheduler records sane (pto_test_sched_sane()).
+ * Returns 0, or -1 with the first violation in @err.
  */
 int pto_test_waits_sane(const struct pto_graph *g, unsigned int idx,
 			uint32_t allowed, char *err, size_t len);
+
+/*
+ * The scheduler records of graph task @idx, the last run of a profiling
+ * queue (pto_graph_task_sched()): one per record; the task's intake,
+ * then each block's placement (at its ts_dispatch, STAGED exactly when
+ * the block was), then its end (from its ts_finish, later only when
+ * EARLY), in later iterations, each interval in order; the task's fields
+ * the same in every record, and its resolve walk inside the end of its
+ * last block. Returns 0, or -1 with the first violation in @err.
+ */
+int pto_test_sched_sane(const struct pto_graph *g, unsigned int idx,
+			char *err, size_t len);
 
 /*
  * Barrier waits of graph task @idx: every block that ran lists @per_block

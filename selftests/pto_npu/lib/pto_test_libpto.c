@@ -370,6 +370,105 @@ static int waits_sane_one(const struct pto_block_info *b,
 	return 0;
 }
 
+/*
+ * One record's scheduler work, against its block record and the task's
+ * (record 0): in order, within each other, the task's part the same in
+ * every record.
+ */
+static int sched_sane_one(const struct pto_block_info *b,
+			  const struct pto_sched_rec *s,
+			  const struct pto_sched_rec *t, char *err, size_t len)
+{
+	bool ran = b->flags & PTO_BLOCK_RAN;
+
+	if (s->intake_begin != t->intake_begin ||
+	    s->intake_end != t->intake_end || s->intake_iter != t->intake_iter ||
+	    s->resolve_begin != t->resolve_begin ||
+	    s->resolve_end != t->resolve_end ||
+	    s->resolve_iter != t->resolve_iter || s->resolved != t->resolved) {
+		snprintf(err, len, "block %u: the task's scheduler fields differ from record 0's",
+			 b->block);
+		return -1;
+	}
+	if (!ran)
+		return 0;
+	if (s->dispatch_iter < t->intake_iter ||
+	    s->dispatch_begin != b->ts_dispatch ||
+	    s->dispatch_begin > s->dispatch_end ||
+	    s->dispatch_begin < t->intake_end) {
+		snprintf(err, len, "block %u: dispatch [%llu, %llu] iter %u, intake end %llu iter %u, ts_dispatch %llu",
+			 b->block, (unsigned long long)s->dispatch_begin,
+			 (unsigned long long)s->dispatch_end, s->dispatch_iter,
+			 (unsigned long long)t->intake_end, t->intake_iter,
+			 (unsigned long long)b->ts_dispatch);
+		return -1;
+	}
+	if (s->complete_iter <= s->dispatch_iter ||
+	    s->complete_begin < b->ts_finish ||
+	    (!(s->flags & PTO_SCHED_EARLY) && s->complete_begin != b->ts_finish) ||
+	    s->complete_begin > s->complete_end) {
+		snprintf(err, len, "block %u: complete [%llu, %llu] iter %u (dispatch iter %u), ts_finish %llu, flags 0x%x",
+			 b->block, (unsigned long long)s->complete_begin,
+			 (unsigned long long)s->complete_end, s->complete_iter,
+			 s->dispatch_iter, (unsigned long long)b->ts_finish,
+			 s->flags);
+		return -1;
+	}
+	if (!(s->flags & PTO_SCHED_STAGED) != !(b->flags & PTO_BLOCK_STAGED)) {
+		snprintf(err, len, "block %u: sched flags 0x%x, block flags 0x%x",
+			 b->block, s->flags, b->flags);
+		return -1;
+	}
+	return 0;
+}
+
+int pto_test_sched_sane(const struct pto_graph *g, unsigned int idx,
+			char *err, size_t len)
+{
+	const struct pto_block_info *b;
+	const struct pto_sched_rec *s;
+	unsigned int n = 0, ns = 0, i, last = 0;
+
+	if (pto_graph_task_blocks(g, idx, &b, &n) ||
+	    pto_graph_task_sched(g, idx, &s, &ns) || !n || ns != n) {
+		snprintf(err, len, "task %u: %u records, %u scheduler records",
+			 idx, n, ns);
+		return -1;
+	}
+	if (!s[0].intake_iter || s[0].intake_begin > s[0].intake_end ||
+	    s[0].resolve_iter < s[0].intake_iter ||
+	    s[0].resolve_begin < s[0].intake_end ||
+	    s[0].resolve_begin > s[0].resolve_end) {
+		snprintf(err, len, "task %u: intake [%llu, %llu] iter %u, resolve [%llu, %llu] iter %u",
+			 idx, (unsigned long long)s[0].intake_begin,
+			 (unsigned long long)s[0].intake_end, s[0].intake_iter,
+			 (unsigned long long)s[0].resolve_begin,
+			 (unsigned long long)s[0].resolve_end, s[0].resolve_iter);
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		if (sched_sane_one(&b[i], &s[i], &s[0], err, len))
+			return -1;
+		if ((b[i].flags & PTO_BLOCK_RAN) &&
+		    s[i].complete_iter > s[last].complete_iter)
+			last = i;
+	}
+	/* The last block's end completed the task: its walk inside that end. */
+	if ((b[last].flags & PTO_BLOCK_RAN) &&
+	    (s[0].resolve_iter != s[last].complete_iter ||
+	     s[0].resolve_begin < s[last].complete_begin ||
+	     s[0].resolve_end > s[last].complete_end)) {
+		snprintf(err, len, "task %u: resolve [%llu, %llu] iter %u outside the last end [%llu, %llu] iter %u",
+			 idx, (unsigned long long)s[0].resolve_begin,
+			 (unsigned long long)s[0].resolve_end, s[0].resolve_iter,
+			 (unsigned long long)s[last].complete_begin,
+			 (unsigned long long)s[last].complete_end,
+			 s[last].complete_iter);
+		return -1;
+	}
+	return 0;
+}
+
 int pto_test_waits_sane(const struct pto_graph *g, unsigned int idx,
 			uint32_t allowed, char *err, size_t len)
 {
@@ -389,7 +488,7 @@ int pto_test_waits_sane(const struct pto_graph *g, unsigned int idx,
 	for (i = 0; i < n; i++)
 		if (waits_sane_one(&b[i], &p[i], allowed, err, len))
 			return -1;
-	return 0;
+	return pto_test_sched_sane(g, idx, err, len);
 }
 
 int pto_test_barrier_waits(const struct pto_graph *g, unsigned int idx,
