@@ -2785,6 +2785,78 @@ done:
 	pto_tensor_free(vals);
 }
 
+/* ------------------------------------------------------------ row 15 */
+
+/*
+ * What profiling costs: the waits and, since uapi 6, the scheduler's
+ * records (two clock reads per intake, placement, unit end and
+ * completion walk). Row 1's batch of empty tasks, all scheduler work,
+ * on a profiling queue vs a plain one, alternated.
+ */
+static void row15_profile(struct bench *B)
+{
+	unsigned int n = B->quick ? 500 : 2000, m;
+	static const uint32_t qflags[2] = { 0, PTO_QUEUE_PROFILE };
+	struct pto_queue *qs[2] = { NULL }, *saved = B->q;
+	static char what[200];
+	struct row r;
+	int rep;
+
+	row_init(&r);
+	r.id = "15";
+	r.title = "profiling queue vs plain queue, per task";
+	snprintf(what, sizeof(what),
+		 "empty AIV task (END), %u per doorbell, push to last CQE, on a queue with PTO_QUEUE_PROFILE (waits, scheduler records) vs without",
+		 n);
+	r.what = what;
+	r.a_label = "profiling";
+	r.a_unit = "us/task";
+	r.b_label = "plain";
+	r.b_unit = "us/task";
+	r.ratio_def = "profiling / plain";
+	r.op = T_LE;
+	r.target = 1.25;
+	r.target_text = "profiling <= 1.25 x plain";
+	for (m = 0; m < 2; m++) {
+		struct pto_queue_params p = {
+			.sq_slots = SQ_SLOTS, .cq_entries = CQ_ENTRIES,
+			.flags = qflags[m],
+		};
+
+		if (pto_queue_create_params(B->dev, &p, &qs[m])) {
+			berr(B, "queue with flags 0x%x", qflags[m]);
+			row_fail(&r, "error", "%s", B->err);
+			goto done;
+		}
+	}
+	for (rep = -1; rep < B->reps; rep++) {
+		double t[2];
+		int ret = 0;
+
+		/* Alternate which goes first; rep -1 warms both up. */
+		for (m = 0; m < 2 && !ret; m++) {
+			unsigned int q = (m + (rep > 0 ? rep : 0)) % 2;
+
+			B->q = qs[q];
+			ret = empty_batch(B, NULL, n, NULL, &t[q]);
+		}
+		B->q = saved;
+		if (ret) {
+			if (rep_failed(&r, B->err, rep < 0 ? 0 : rep))
+				break;
+			continue;
+		}
+		if (rep >= 0)
+			row_pair(&r, t[1], t[0]);
+	}
+done:
+	B->q = saved;
+	row_emit(&r);
+	for (m = 0; m < 2; m++)
+		if (qs[m])
+			pto_queue_destroy(qs[m]);
+}
+
 /* ------------------------------------------------------------ row 12 */
 
 /* What one load task computes for, alone on the device. */
@@ -3337,6 +3409,8 @@ int main(int argc, char **argv)
 		row13_infer(&B);
 	if (want_row(rows, pass, 14))
 		row14_memory_model(&B);
+	if (want_row(rows, pass, 15))
+		row15_profile(&B);
 	if (trace)
 		trace_summary(&B);
 
