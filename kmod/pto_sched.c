@@ -462,9 +462,13 @@ static void pto_unplace_rest(struct pto_task *task)
 	}
 }
 
-static void pto_sched_dispatch(struct pto_sched *s, struct pto_core *self)
+/*
+ * A placement pass. @now: its clock if the caller has just read it, else 0
+ * (read at the first placement, if any).
+ */
+static void pto_sched_dispatch(struct pto_sched *s, struct pto_core *self,
+			       u64 now)
 {
-	u64 now = 0;
 	u32 ti;
 
 	lockdep_assert_held(&s->lock);
@@ -576,11 +580,15 @@ static void pto_count_retire(struct pto_device *pdev, struct pto_task *task)
  * With @post, the completed tasks' fences and CQEs are left to the caller
  * (linked by held_link): a worker that released a pre-staged consumer
  * runs it first (Documentation/techniques/early-resolve.rst).
+ *
+ * Return: for profiling queues, the clock read at the end of the last
+ * walk, else 0.
  */
-static void pto_complete(struct pto_sched *s, struct pto_task *first,
-			 struct list_head *freeable, struct pto_core **adopt,
-			 struct list_head *post, u64 now)
+static u64 pto_complete(struct pto_sched *s, struct pto_task *first,
+			struct list_head *freeable, struct pto_core **adopt,
+			struct list_head *post, u64 now)
 {
+	u64 end = 0;
 	LIST_HEAD(work);
 
 	lockdep_assert_held(&s->lock);
@@ -627,12 +635,14 @@ static void pto_complete(struct pto_sched *s, struct pto_task *first,
 			r->resolve_end = ktime_get_ns();
 			r->resolve_iter = s->iter;
 			r->resolved = visited;
+			end = r->resolve_end;
 		}
 		if (post)
 			list_add_tail(&task->held_link, post);
 		else
 			pto_queue_post(task, freeable);
 	}
+	return end;
 }
 
 void pto_unit_done(struct pto_sched *s, struct pto_core *core,
@@ -643,6 +653,7 @@ void pto_unit_done(struct pto_sched *s, struct pto_core *core,
 {
 	struct drm_pto_npu_sched *r = pto_task_sched(task, unit);
 	u32 ti = pto_cidx(core);
+	u64 end = 0;
 
 	lockdep_assert_held(&s->lock);
 	s->iter++;
@@ -689,12 +700,15 @@ void pto_unit_done(struct pto_sched *s, struct pto_core *core,
 	}
 
 	if (!task->units_out && task->state == PTO_TASK_PLACED)
-		pto_complete(s, task, freeable, adopt, post,
-			     task->recs[unit].ts[PTO_TS_FINISH]);
-	/* Its CQEs wait on @post: the record is still ours to write. */
+		end = pto_complete(s, task, freeable, adopt, post,
+				   task->recs[unit].ts[PTO_TS_FINISH]);
+	/*
+	 * Its CQEs wait on @post: the record is still ours to write. The
+	 * completion's last walk ended the handling (one clock read less).
+	 */
 	if (r)
-		r->complete_end = ktime_get_ns();
-	pto_sched_dispatch(s, core);
+		r->complete_end = end ? end : ktime_get_ns();
+	pto_sched_dispatch(s, core, 0);
 }
 
 /**
@@ -724,14 +738,15 @@ void pto_sched_add(struct pto_device *pdev, struct pto_task *task,
 		r->intake_end = ktime_get_ns();
 	}
 	if (!task->fanin) {
-		u64 now = 0;
+		/* The pass that follows begins as the intake ends. */
+		u64 now = r ? r->intake_end : 0;
 
 		pto_make_ready(s, task, &work, NULL, &now);
 		if (!list_empty(&work)) {
 			list_del_init(&task->ready_link);
 			pto_complete(s, task, freeable, NULL, NULL, now);
 		} else {
-			pto_sched_dispatch(s, NULL);
+			pto_sched_dispatch(s, NULL, now);
 		}
 	} else {
 		pto_try_stage(s, task);

@@ -2789,9 +2789,10 @@ done:
 
 /*
  * What profiling costs: the waits and, since uapi 6, the scheduler's
- * records (two clock reads per intake, placement, unit end and
- * completion walk). Row 1's batch of empty tasks, all scheduler work,
- * on a profiling queue vs a plain one, alternated.
+ * records (clock reads around each intake, placement, unit end and
+ * completion walk; Documentation/uapi.rst). Row 1's batch of empty
+ * tasks, all scheduler work, on a profiling queue vs a plain one,
+ * alternated.
  */
 static void row15_profile(struct bench *B)
 {
