@@ -458,8 +458,17 @@ int pto_ioctl_queue_wait(struct drm_device *drm, void *data,
 
 /* ------------------------------------------------------------ create/destroy */
 
+/*
+ * pto_prof_key: on while a profiling queue exists. The scheduler's records
+ * (pto_task_sched()) cost the tasks of other queues nothing then: a patched
+ * jump, not a test per task (Documentation/uapi.rst, "Profile records").
+ */
+DEFINE_STATIC_KEY_FALSE(pto_prof_key);
+
 static void pto_queue_free(struct pto_queue *q)
 {
+	if (q->prof)
+		static_branch_dec(&pto_prof_key);
 	drm_gem_object_put(&q->ring->base.base);
 	kfree(q);
 }
@@ -557,8 +566,10 @@ static struct pto_queue *pto_queue_alloc(struct pto_device *pdev,
 	q->hdr = q->ring->vaddr;
 	q->sq = (u8 *)q->ring->vaddr + args->sq_offset;
 	q->cq = (void *)((u8 *)q->ring->vaddr + args->cq_offset);
-	if (args->prof_size)
+	if (args->prof_size) {
 		q->prof = (void *)((u8 *)q->ring->vaddr + args->prof_offset);
+		static_branch_inc(&pto_prof_key);
+	}
 	if (args->haz_size)
 		q->haz = (void *)((u8 *)q->ring->vaddr + args->haz_offset);
 	q->noncoherent = args->gm_model;

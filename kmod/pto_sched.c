@@ -656,7 +656,8 @@ void pto_unit_done(struct pto_sched *s, struct pto_core *core,
 	u64 end = 0;
 
 	lockdep_assert_held(&s->lock);
-	s->iter++;
+	if (pto_profiling())
+		s->iter++;
 	if (r) {
 		/* An early retire began later (pto_early_retire()). */
 		if (!r->complete_begin)
@@ -728,7 +729,8 @@ void pto_sched_add(struct pto_device *pdev, struct pto_task *task,
 	LIST_HEAD(work);
 
 	spin_lock(&s->lock);
-	s->iter++;
+	if (pto_profiling())
+		s->iter++;
 	list_add_tail(&task->ctx_link, &ctx->live);
 	hash_add(ctx->tasks, &task->hnode, task->id);
 	pto_deps_link(ctx, task, deps);
@@ -771,7 +773,8 @@ void pto_sched_cancel_ctx(struct pto_ctx *ctx)
 	u64 now = 0;
 
 	spin_lock(&s->lock);
-	s->iter++;
+	if (pto_profiling())
+		s->iter++;
 	ctx->dead = true;
 	list_for_each_entry(task, &ctx->live, ctx_link) {
 		atomic_set(&task->cancel, 1);

@@ -5,6 +5,7 @@
 
 #include <linux/atomic.h>
 #include <linux/dma-fence.h>
+#include <linux/jump_label.h>
 #include <linux/ktime.h>
 #include <linux/list.h>
 #include <linux/spinlock.h>
@@ -300,15 +301,27 @@ static inline struct pto_unit_prof *pto_task_prof(const struct pto_task *task)
 	return (struct pto_unit_prof *)(task->recs + task->units);
 }
 
+DECLARE_STATIC_KEY_FALSE(pto_prof_key);
+
+/* Whether some queue of the module profiles (pto_queue.c). */
+static inline bool pto_profiling(void)
+{
+	return static_branch_unlikely(&pto_prof_key);
+}
+
 /*
  * Profiling queues: the scheduler record of @task's unit @unit, or NULL
- * (the queue does not profile, or a refused task has no unit).
+ * (the queue does not profile, or a refused task has no unit). Without a
+ * profiling queue, a jump patched over the test.
  */
 static inline struct drm_pto_npu_sched *pto_task_sched(const struct pto_task *task,
 						       u32 unit)
 {
-	struct pto_unit_prof *p = pto_task_prof(task);
+	struct pto_unit_prof *p;
 
+	if (!pto_profiling())
+		return NULL;
+	p = pto_task_prof(task);
 	return likely(!p) || unit >= task->units ? NULL : &p[unit].sched;
 }
 

@@ -853,8 +853,9 @@ struct drm_pto_npu_wait {
  *
  * All scheduler work is done under one lock, by whichever thread has it
  * (the doorbell for an intake, the worker that ran a unit for its end): it
- * is one scheduler thread, whose *iterations* are numbered per device
- * from 1. An iteration is one intake or one unit's end, with the
+ * is one scheduler thread, whose *iterations* are numbered per device,
+ * increasing (counted while some queue of the device profiles, so not
+ * contiguous). An iteration is one intake or one unit's end, with the
  * placements it made. Intervals are CLOCK_MONOTONIC ns, 0 when the work
  * did not happen (a task that never ran was not dispatched). The intake
  * and resolve fields are the task's, the same in each of its records.

@@ -603,7 +603,8 @@ struct pto_block_prof {
  *
  * The device's scheduler does all its work under one lock, one thread at
  * a time: its iterations (an intake, or one block's end, with the
- * placements made then) are numbered per device from 1. Times are
+ * placements made then) are numbered per device, increasing (not
+ * contiguous: another context's work counts too). Times are
  * CLOCK_MONOTONIC ns, 0 for work that did not happen. Fields marked
  * (task) are the task's, the same in each of its records. All zero with a
  * module older than uapi 6.
