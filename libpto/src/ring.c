@@ -163,18 +163,17 @@ int pto_cq_reap_ext(struct pto_cq *cq, struct drm_pto_npu_cqe *out,
 	uint32_t tail = __atomic_load_n(cq->tail, __ATOMIC_ACQUIRE);
 	uint32_t head = __atomic_load_n(cq->head, __ATOMIC_RELAXED);
 	uint32_t avail = tail - head, n, i;
+	size_t stride, take;
 
 	if (avail > cq->nentries)
 		return -EPROTO;
 	n = avail < max ? avail : max;
 	for (i = 0; i < n; i++)
 		out[i] = cq->cqes[(head + i) & (cq->nentries - 1)];
+	/* Records prof_stride apart; what ours has past theirs reads 0. */
+	stride = cq->prof_stride ? cq->prof_stride : sizeof(*prof);
+	take = stride < sizeof(*prof) ? stride : sizeof(*prof);
 	for (i = 0; prof && i < n; i++) {
-		size_t stride = cq->prof_stride ? cq->prof_stride :
-						  sizeof(prof[i]);
-		size_t take = stride < sizeof(prof[i]) ? stride :
-							 sizeof(prof[i]);
-
 		memset(&prof[i], 0, sizeof(prof[i]));
 		if (cq->profs)
 			memcpy(&prof[i], (const uint8_t *)cq->profs +
