@@ -73,7 +73,7 @@ echo "vm: booting $K_NAME ($K_RELEASE, $mode, $smp vCPUs, timeout ${timeout_s}s,
 # LOG.bootN. qemu TCG runs the vCPUs as host threads, and a distro kernel
 # live-patching its own text at boot (jump labels, with int3) has been seen
 # to trap on a stale int3 there: "Oops: int3" in set_next_task_fair on
-# debian-sid 7.2.13, 1 boot in about 60. A crash after /init starts is
+# debian-sid 7.2.13, once in the CI runs so far. A crash after /init is
 # the run's result, never retried.
 boot=1
 while :; do
