@@ -180,6 +180,39 @@ void pto_json_str(FILE *f, const char *str);
 const char *pto_trace_task_name(const struct pto_graph *g, size_t i,
 				char *buf, size_t len);
 
+/*
+ * sched_phases.c: the scheduler's phases of a graph's last run, from its
+ * scheduler records. pto_graph_sched_at(): the record of task @i's unit
+ * @k, or NULL; pto_graph_have_sched(): whether the run has any (a module
+ * of uapi 6 or later); pto_graph_phases(): the phases, each iteration's
+ * outer phases (complete, dispatch, early_dispatch) cut so that none
+ * overlaps another, then its inner ones (resolve, predicated_skip), in
+ * the run's iteration order; *@phases is the caller's to free.
+ */
+enum pto_phase_kind {
+	PTO_PHASE_COMPLETE,
+	PTO_PHASE_DISPATCH,
+	PTO_PHASE_EARLY,
+	PTO_PHASE_RESOLVE,
+	PTO_PHASE_SKIP,
+	PTO_PHASE_KINDS
+};
+
+struct pto_phase {
+	uint64_t b, e;		/* CLOCK_MONOTONIC ns */
+	size_t loop;		/* the run's iteration, from 1 */
+	unsigned int kind;	/* enum pto_phase_kind */
+	size_t n;		/* what it processed; 0 on a cut phase's later parts */
+	size_t task;		/* a resolve's or skip's task (graph index) */
+};
+
+extern const char *const pto_phase_name[PTO_PHASE_KINDS];
+const struct pto_sched_rec *pto_graph_sched_at(const struct pto_graph *g,
+					       size_t i, unsigned int k);
+bool pto_graph_have_sched(const struct pto_graph *g);
+int pto_graph_phases(const struct pto_graph *g, struct pto_phase **phases,
+		     size_t *count);
+
 /* trace_simpler.c: with PTO_TRACE_FORMAT=simpler, also write the run as
  * PyPTO/simpler profiling files under PTO_TRACE_DIR/<name>/. */
 void pto_trace_export_simpler(struct pto_graph *g);

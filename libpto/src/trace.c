@@ -5,11 +5,14 @@
  *
  * Lanes: process = device; thread 1 = the scheduler (no lane is thread 0,
  * which parsers read as "no thread"); then one thread per core, AIC_0..
- * then AIV_0... Timestamps are microseconds from the first dispatch of the
- * run; otherData gives that moment's CLOCK_MONOTONIC time.
+ * then AIV_0...; with the scheduler's records (uapi 6), the doorbell's
+ * intakes and the scheduler's completion walks after them. Timestamps are
+ * microseconds from the run's first intake or dispatch; otherData gives
+ * that moment's CLOCK_MONOTONIC time.
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +22,11 @@
 #include "graph_internal.h"
 
 #define PTO_TRACE_SCHED_TID 1
+/* thread_sort_index of the lanes (Documentation/swimlane.rst). */
+#define PTO_TRACE_ORDER_INTAKE 0
+#define PTO_TRACE_ORDER_SCHED 1
+#define PTO_TRACE_ORDER_RESOLVE 2
+#define PTO_TRACE_ORDER_CORES 3
 
 #ifndef PTO_VERSION
 #define PTO_VERSION "unknown"
@@ -29,6 +37,8 @@ struct pto_trace_ctx {
 	const struct pto_graph *g;
 	uint64_t t0;
 	unsigned int aic;
+	/* The scheduler records' lanes (0: the run has none). */
+	unsigned int intake_tid, resolve_tid;
 	unsigned int pid;
 	bool first;
 	uint64_t flow_id;
@@ -410,15 +420,19 @@ static int ready_series(const struct pto_graph_task *t)
 
 /*
  * When task @i became ready: the scheduler saw its last producer finish
- * (the latest ts_finish among their records); a task without producers
- * at t0, the run's first dispatch (its submission is not recorded).
+ * (the latest ts_finish among their records) and had taken the task (its
+ * intake's end, with scheduler records); a task without either at t0.
  */
 static uint64_t ready_at(const struct pto_trace_ctx *c, size_t i)
 {
 	const struct pto_graph_task *t = task_at(c->g, i);
+	const struct pto_sched_rec *s = pto_graph_sched_at(c->g, i, 0);
 	uint64_t r = c->t0;
 	unsigned int d, n, k;
 
+	/* Not before the device took it (when its records say so). */
+	if (s && s->intake_iter && s->intake_end > r)
+		r = s->intake_end;
 	for (d = 0; d < pto_graph_ndeps(t); d++) {
 		const struct pto_block_info *bl =
 			blocks_of(c->g, pto_graph_dep(c->g, t, d), &n);
@@ -491,6 +505,117 @@ static int write_counters(struct pto_trace_ctx *c)
 	return 0;
 }
 
+/* @ns on the file's time base, in us, exactly (3 decimals: 1 ns). */
+static void put_us(struct pto_trace_ctx *c, const char *key, uint64_t ns)
+{
+	ns = ns >= c->t0 ? ns - c->t0 : 0;
+	fprintf(c->f, "\"%s\":%" PRIu64 ".%03u", key, ns / 1000,
+		(unsigned int)(ns % 1000));
+}
+
+/* A scheduler slice [@b, @e] on lane @tid; its args follow, then "}}". */
+static void sched_slice(struct pto_trace_ctx *c, unsigned int tid,
+			const char *name, size_t i, uint64_t b, uint64_t e)
+{
+	char nbuf[32], label[160];
+
+	if (b < c->t0)
+		b = c->t0;
+	if (e < b)
+		e = b;
+	sep(c);
+	fprintf(c->f, "{\"ph\":\"X\",\"cat\":\"sched\",\"pid\":%u,\"tid\":%u,\"name\":",
+		c->pid, tid);
+	if (i != SIZE_MAX) {
+		snprintf(label, sizeof(label), "%s %s", name,
+			 pto_trace_task_name(c->g, i, nbuf, sizeof(nbuf)));
+		pto_json_str(c->f, label);
+	} else {
+		pto_json_str(c->f, name);
+	}
+	fputc(',', c->f);
+	put_us(c, "ts", b);
+	fprintf(c->f, ",\"dur\":%" PRIu64 ".%03u,\"args\":{",
+		(e - b) / 1000, (unsigned int)((e - b) % 1000));
+}
+
+static int cmp_intake(const void *x, const void *y)
+{
+	const struct pto_phase *a = x, *b = y;
+
+	if (a->b != b->b)
+		return a->b < b->b ? -1 : 1;
+	return a->task < b->task ? -1 : a->task > b->task;
+}
+
+/*
+ * The device scheduler's own work, from its records (uapi 6): each task's
+ * intake on the doorbell lane; the outer phases of each iteration
+ * (complete, dispatch, early_dispatch: sched_phases.c, cut so that none
+ * overlaps another) on the scheduler lane; each completion's walk over
+ * its consumers (resolve) on a lane of its own. Timestamps are exact in
+ * ns, so that slices of one lane never overlap in a parser's integers.
+ */
+static int write_sched(struct pto_trace_ctx *c)
+{
+	const struct pto_graph *g = c->g;
+	struct pto_phase *ph, *in;
+	size_t n, i, ni = 0;
+	uint64_t last = 0;
+	int ret;
+
+	if (!c->intake_tid)
+		return 0;
+	ret = pto_graph_phases(g, &ph, &n);
+	if (ret)
+		return ret;
+	for (i = 0; i < n; i++) {
+		const struct pto_phase *p = &ph[i];
+
+		if (p->kind == PTO_PHASE_SKIP)
+			continue;	/* the scheduler lane's skip marker */
+		if (p->kind == PTO_PHASE_RESOLVE) {
+			sched_slice(c, c->resolve_tid, "resolve", p->task, p->b,
+				    p->e);
+			fprintf(c->f,
+				"\"task_id\":%" PRIu64 ",\"graph_index\":%zu,\"loop\":%zu,\"consumers\":%zu}}",
+				task_at(g, p->task)->task_id, p->task, p->loop,
+				p->n);
+			continue;
+		}
+		sched_slice(c, PTO_TRACE_SCHED_TID, pto_phase_name[p->kind],
+			    SIZE_MAX, p->b, p->e);
+		fprintf(c->f, "\"loop\":%zu,\"units\":%zu}}", p->loop, p->n);
+	}
+	free(ph);
+
+	in = calloc(g->tasks.n + 1, sizeof(*in));
+	if (!in)
+		return -ENOMEM;
+	for (i = 0; i < g->tasks.n; i++) {
+		const struct pto_sched_rec *r = pto_graph_sched_at(g, i, 0);
+
+		if (r && r->intake_iter && r->intake_end &&
+		    r->intake_begin <= r->intake_end)
+			in[ni++] = (struct pto_phase){ .b = r->intake_begin,
+						       .e = r->intake_end,
+						       .task = i };
+	}
+	qsort(in, ni, sizeof(*in), cmp_intake);
+	for (i = 0; i < ni; i++) {
+		/* One doorbell takes one entry at a time. */
+		uint64_t b = in[i].b > last ? in[i].b : last;
+		uint64_t e = in[i].e > b ? in[i].e : b;
+
+		sched_slice(c, c->intake_tid, "intake", in[i].task, b, e);
+		fprintf(c->f, "\"task_id\":%" PRIu64 ",\"graph_index\":%zu}}",
+			task_at(g, in[i].task)->task_id, in[i].task);
+		last = e;
+	}
+	free(in);
+	return 0;
+}
+
 /* The DRM client id of @fd (fdinfo drm-client-id: the tracepoints' ctx), or 0. */
 static uint64_t drm_client_id(int fd)
 {
@@ -538,6 +663,15 @@ PTO_API int pto_graph_write_swimlane(const struct pto_graph *g,
 			if (ts && ts < c.t0)
 				c.t0 = ts;
 		}
+		/* The scheduler records' first moment: an intake. */
+		{
+			const struct pto_sched_rec *r =
+				pto_graph_sched_at(g, i, 0);
+
+			if (r && r->intake_iter && r->intake_begin &&
+			    r->intake_begin < c.t0)
+				c.t0 = r->intake_begin;
+		}
 	}
 	if (c.t0 == UINT64_MAX)
 		c.t0 = 0;
@@ -561,22 +695,39 @@ PTO_API int pto_graph_write_swimlane(const struct pto_graph *g,
 		"{\"ph\":\"M\",\"cat\":\"__metadata\",\"pid\":%u,\"ts\":0,\"name\":\"process_name\",\"args\":{\"name\":\"pto_npu device %u\"}},\n"
 		"{\"ph\":\"M\",\"cat\":\"__metadata\",\"pid\":%u,\"ts\":0,\"name\":\"process_sort_index\",\"args\":{\"sort_index\":%u}}",
 		c.pid, info.device_index, c.pid, info.device_index);
-	meta(&c, PTO_TRACE_SCHED_TID, "scheduler", 0);
+	/*
+	 * Lanes in display order: the doorbell's intakes, the scheduler, its
+	 * completion walks, then the cores. The tids of the first two kinds
+	 * follow the cores', so that those of a run without records match.
+	 */
+	if (pto_graph_have_sched(g)) {
+		c.intake_tid = PTO_TRACE_SCHED_TID + 1 + info.aic_cores +
+			       info.aiv_cores;
+		c.resolve_tid = c.intake_tid + 1;
+		meta(&c, c.intake_tid, "doorbell", PTO_TRACE_ORDER_INTAKE);
+	}
+	meta(&c, PTO_TRACE_SCHED_TID, "scheduler", PTO_TRACE_ORDER_SCHED);
+	if (c.resolve_tid)
+		meta(&c, c.resolve_tid, "scheduler: resolve",
+		     PTO_TRACE_ORDER_RESOLVE);
 	for (k = 0; k < info.aic_cores; k++) {
 		snprintf(name, sizeof(name), "AIC_%u", k);
-		meta(&c, PTO_TRACE_SCHED_TID + 1 + k, name, 1 + k);
+		meta(&c, PTO_TRACE_SCHED_TID + 1 + k, name,
+		     PTO_TRACE_ORDER_CORES + k);
 	}
 	for (k = 0; k < info.aiv_cores; k++) {
 		snprintf(name, sizeof(name), "AIV_%u", k);
 		meta(&c, PTO_TRACE_SCHED_TID + 1 + info.aic_cores + k, name,
-		     1 + info.aic_cores + k);
+		     PTO_TRACE_ORDER_CORES + info.aic_cores + k);
 	}
 	for (i = 0; i < g->tasks.n; i++) {
 		write_units(&c, i);
 		write_markers(&c, i);
 		write_flows(&c, i);
 	}
-	ret = write_counters(&c);
+	ret = write_sched(&c);
+	if (!ret)
+		ret = write_counters(&c);
 	fputs("\n]}\n", c.f);
 	if (!ret && ferror(c.f))
 		ret = -EIO;

@@ -138,261 +138,42 @@ static bool st_close(FILE *f, int *ret)
 /* ------------------------------------------------ chip_swimlane_records */
 
 /*
- * Scheduler phases (level 3 and up), from the device's scheduler records
- * (pto_graph_task_sched()). The device's scheduler works under one lock,
- * one thread at a time: simpler's scheduler thread 0. Its iterations (an
- * intake, or one unit's end, with the placements made then) are simpler's
- * loop iterations, renumbered from 1 over this run.
- *
- *   complete        a unit's end handled (resolve included): outer
- *   dispatch        a placement pass's units placed: outer
- *   early_dispatch  units pre-staged (allow_early_resolve): outer
- *   resolve         a task's consumers walked at its completion: inner
- *   predicated_skip a task retired inline by a false predicate: own lane
- *
- * Pre-staging happens inside a completion's walk or a placement pass, and
- * simpler's outer phases exclude each other: the enclosing phase is cut
- * around it, its count on its first part.
+ * Scheduler phases (level 3 and up): sched_phases.c's, the device
+ * scheduler's phases, as simpler's scheduler thread 0 (its iterations are
+ * simpler's loop iterations, renumbered from 1 over this run).
  */
-enum { ST_COMPLETE, ST_DISPATCH, ST_EARLY, ST_RESOLVE, ST_SKIP, ST_KINDS };
-
-static const char *const st_kind[ST_KINDS] = {
-	[ST_COMPLETE] = "complete", [ST_DISPATCH] = "dispatch",
-	[ST_EARLY] = "early_dispatch", [ST_RESOLVE] = "resolve",
-	[ST_SKIP] = "predicated_skip",
-};
-
-struct st_phase {
-	uint64_t b, e;
-	uint32_t iter;
-	unsigned int kind;
-	size_t n;
-	size_t task;
-};
-
-static int st_cmp_phase(const void *a, const void *b)
-{
-	const struct st_phase *x = a, *y = b;
-
-	if (x->iter != y->iter)
-		return x->iter < y->iter ? -1 : 1;
-	if (x->kind != y->kind)
-		return x->kind < y->kind ? -1 : 1;
-	/* Pre-staging passes of one iteration apart; all else merges. */
-	if (x->kind == ST_EARLY && x->b != y->b)
-		return x->b < y->b ? -1 : 1;
-	if (x->kind >= ST_RESOLVE && x->task != y->task)
-		return x->task < y->task ? -1 : 1;
-	return 0;
-}
-
-static int st_cmp_start(const void *a, const void *b)
-{
-	const struct st_phase *x = a, *y = b;
-
-	if (x->b != y->b)
-		return x->b < y->b ? -1 : 1;
-	if (x->e != y->e)
-		return x->e > y->e ? -1 : 1;
-	return x->kind < y->kind ? -1 : x->kind > y->kind;
-}
-
-static const struct pto_sched_rec *st_sched(const struct pto_graph *g,
-					    const struct pto_graph_task *t,
-					    unsigned int k)
-{
-	return g->scheds && k < t->nblocks ? &g->scheds[t->block_off + k] :
-					     NULL;
-}
-
-/* Whether the run has scheduler records (a module of uapi 6 or later). */
-static bool st_have_sched(const struct pto_graph *g)
-{
-	size_t i;
-
-	for (i = 0; g->scheds && i < g->total_blocks; i++)
-		if (g->scheds[i].intake_iter)
-			return true;
-	return false;
-}
-
-static void st_add(struct st_phase *ph, size_t *n, uint64_t b, uint64_t e,
-		   uint32_t iter, unsigned int kind, size_t cnt, size_t task)
-{
-	if (!iter || !e || e < b)
-		return;
-	ph[(*n)++] = (struct st_phase){ b, e, iter, kind, cnt, task };
-}
-
-/* The phases of the run, one per kind, iteration (and pass), merged. */
-static size_t st_collect(const struct pto_graph *g, struct st_phase *ph)
-{
-	size_t n = 0, i, j, m;
-
-	for (i = 0; i < g->tasks.n; i++) {
-		const struct pto_graph_task *t = st_task(g, i);
-		const struct pto_sched_rec *r = st_sched(g, t, 0);
-		unsigned int k;
-
-		if (!r)
-			continue;
-		st_add(ph, &n, r->resolve_begin, r->resolve_end,
-		       r->resolve_iter, ST_RESOLVE, r->resolved, i);
-		if (t->status == PTO_STATUS_SKIPPED)
-			st_add(ph, &n, g->blocks[t->block_off].ts_finish,
-			       r->resolve_end, r->resolve_iter, ST_SKIP, 1, i);
-		for (k = 0; (r = st_sched(g, t, k)); k++) {
-			st_add(ph, &n, r->complete_begin, r->complete_end,
-			       r->complete_iter, ST_COMPLETE, 1, i);
-			st_add(ph, &n, r->dispatch_begin, r->dispatch_end,
-			       r->dispatch_iter,
-			       r->flags & PTO_SCHED_STAGED ? ST_EARLY :
-							     ST_DISPATCH, 1, i);
-		}
-	}
-	qsort(ph, n, sizeof(*ph), st_cmp_phase);
-	for (i = 0, m = 0; i < n; i = j) {
-		ph[m] = ph[i];
-		for (j = i + 1; j < n && !st_cmp_phase(&ph[i], &ph[j]); j++) {
-			if (ph[j].b < ph[m].b)
-				ph[m].b = ph[j].b;
-			if (ph[j].e > ph[m].e)
-				ph[m].e = ph[j].e;
-			ph[m].n += ph[j].n;
-		}
-		m++;
-	}
-	return m;
-}
-
-static void st_put_phase(FILE *f, bool *first, const struct st_phase *p,
-			 uint64_t b, uint64_t e, size_t loop, size_t n)
-{
-	fprintf(f,
-		"%s\n  {\"kind\": \"%s\", \"start_cycles\": %" PRIu64 ", \"end_cycles\": %" PRIu64
-		", \"loop_iter\": %zu, \"tasks_processed\": %zu",
-		*first ? "" : ",", st_kind[p->kind], b, e, loop, n);
-	if (p->kind == ST_SKIP)
-		fprintf(f, ", \"task_id\": %zu", p->task);
-	fputc('}', f);
-	*first = false;
-}
-
-static int st_cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* The phase of @ph[0..@n) that owns the instant @at: the innermost. */
-static size_t st_owner(const struct st_phase *ph, size_t n, uint64_t at)
-{
-	size_t i, o = n;
-
-	for (i = 0; i < n; i++)
-		if (ph[i].b < ph[i].e && ph[i].b <= at && at < ph[i].e &&
-		    (o == n || ph[i].b > ph[o].b ||
-		     (ph[i].b == ph[o].b && ph[i].e < ph[o].e)))
-			o = i;
-	return o;
-}
-
-/*
- * The outer phases of one iteration, @ph[0..@n) sorted by start: each
- * instant goes to the innermost phase covering it (the latest to begin),
- * so that none overlaps another; a phase cut in parts has its count on
- * the first.
- */
-static void st_put_outer(FILE *f, bool *first, struct st_phase *ph, size_t n,
-			 size_t loop)
-{
-	uint64_t *pt = calloc(2 * n + 1, sizeof(*pt));
-	bool *counted = calloc(n + 1, sizeof(*counted));
-	size_t np = 0, m = 0, i, o, prev = n;
-	uint64_t from = 0;
-
-	if (!pt || !counted) {
-		/* No room to cut: as recorded. */
-		for (i = 0; i < n; i++)
-			st_put_phase(f, first, &ph[i], ph[i].b, ph[i].e, loop,
-				     ph[i].n);
-		free(pt);
-		free(counted);
-		return;
-	}
-	for (i = 0; i < n; i++) {
-		if (ph[i].b == ph[i].e) {
-			/* An instant: overlaps nothing. */
-			st_put_phase(f, first, &ph[i], ph[i].b, ph[i].e, loop,
-				     ph[i].n);
-			continue;
-		}
-		pt[np++] = ph[i].b;
-		pt[np++] = ph[i].e;
-	}
-	qsort(pt, np, sizeof(*pt), st_cmp_u64);
-	for (i = 0; i < np; i++)
-		if (!m || pt[i] != pt[m - 1])
-			pt[m++] = pt[i];
-	/* Each point starts a segment (the last: none) with one owner. */
-	for (i = 0; i < m; i++) {
-		o = i + 1 < m ? st_owner(ph, n, pt[i]) : n;
-		if (o == prev)
-			continue;
-		if (prev < n) {
-			st_put_phase(f, first, &ph[prev], from, pt[i], loop,
-				     counted[prev] ? 0 : ph[prev].n);
-			counted[prev] = true;
-		}
-		prev = o;
-		from = pt[i];
-	}
-	free(pt);
-	free(counted);
-}
-
 static int st_write_phases(const struct pto_graph *g, FILE *f)
 {
-	struct st_phase *ph;
-	uint32_t *iters;
-	size_t n, i, j, k, niter = 0;
-	bool first = true;
+	struct pto_phase *ph;
+	size_t n, i;
+	int ret;
 
-	ph = calloc(3 * g->total_blocks + 2 * g->tasks.n + 1, sizeof(*ph));
-	iters = calloc(3 * g->total_blocks + 2 * g->tasks.n + 1,
-		       sizeof(*iters));
-	if (!ph || !iters) {
-		free(ph);
-		free(iters);
-		return -ENOMEM;
-	}
-	n = st_collect(g, ph);
-	/* loop_iter: the run's iterations, in order, from 1. */
-	for (i = 0; i < n; i++)
-		if (!i || ph[i].iter != ph[i - 1].iter)
-			iters[niter++] = ph[i].iter;
+	ret = pto_graph_phases(g, &ph, &n);
+	if (ret)
+		return ret;
 	fputs("\n],\n\"aicpu_scheduler_phases\": [[", f);
-	for (i = 0, k = 0; i < n; i = j) {
-		size_t outer = 0;
-
-		while (iters[k] != ph[i].iter)
-			k++;
-		for (j = i; j < n && ph[j].iter == ph[i].iter; j++)
-			;
-		/* Sorted by kind: the outer phases come first. */
-		while (i + outer < j && ph[i + outer].kind < ST_RESOLVE)
-			outer++;
-		qsort(&ph[i], outer, sizeof(*ph), st_cmp_start);
-		st_put_outer(f, &first, &ph[i], outer, k + 1);
-		for (i += outer; i < j; i++)
-			st_put_phase(f, &first, &ph[i], ph[i].b, ph[i].e, k + 1,
-				     ph[i].n);
+	for (i = 0; i < n; i++) {
+		fprintf(f,
+			"%s\n  {\"kind\": \"%s\", \"start_cycles\": %" PRIu64 ", \"end_cycles\": %" PRIu64
+			", \"loop_iter\": %zu, \"tasks_processed\": %zu",
+			i ? "," : "", pto_phase_name[ph[i].kind], ph[i].b,
+			ph[i].e, ph[i].loop, ph[i].n);
+		if (ph[i].kind == PTO_PHASE_SKIP)
+			fprintf(f, ", \"task_id\": %zu", ph[i].task);
+		fputc('}', f);
 	}
 	fputs("\n]]", f);
 	free(ph);
-	free(iters);
 	return 0;
+}
+
+static int st_cmp_intake(const void *a, const void *b)
+{
+	const struct pto_phase *x = a, *y = b;
+
+	if (x->b != y->b)
+		return x->b < y->b ? -1 : 1;
+	return x->task < y->task ? -1 : x->task > y->task;
 }
 
 /*
@@ -403,19 +184,21 @@ static int st_write_phases(const struct pto_graph *g, FILE *f)
  */
 static int st_write_intake(const struct pto_graph *g, FILE *f)
 {
-	struct st_phase *ph = calloc(g->tasks.n + 1, sizeof(*ph));
+	struct pto_phase *ph = calloc(g->tasks.n + 1, sizeof(*ph));
 	size_t n = 0, i;
 
 	if (!ph)
 		return -ENOMEM;
 	for (i = 0; i < g->tasks.n; i++) {
-		const struct pto_sched_rec *r = st_sched(g, st_task(g, i), 0);
+		const struct pto_sched_rec *r = pto_graph_sched_at(g, i, 0);
 
-		if (r)
-			st_add(ph, &n, r->intake_begin, r->intake_end,
-			       r->intake_iter, 0, 0, i);
+		if (r && r->intake_iter && r->intake_end &&
+		    r->intake_begin <= r->intake_end)
+			ph[n++] = (struct pto_phase){ .b = r->intake_begin,
+						      .e = r->intake_end,
+						      .task = i };
 	}
-	qsort(ph, n, sizeof(*ph), st_cmp_start);
+	qsort(ph, n, sizeof(*ph), st_cmp_intake);
 	fputs(",\n\"aicpu_orchestrator_phases\": [[", f);
 	for (i = 0; i < n; i++)
 		fprintf(f,
@@ -434,7 +217,7 @@ static int st_write_records(const struct pto_graph *g,
 	unsigned int ncores = info->aic_cores + info->aiv_cores, c;
 	uint64_t t0 = 0;
 	size_t i;
-	bool first, sched = st_have_sched(g);
+	bool first, sched = pto_graph_have_sched(g);
 	FILE *f;
 	int ret = 0;
 

@@ -644,7 +644,9 @@ def validate_trace(path):
             'e': ('pid', 'tid', 'name', 'ts', 'id', 'cat'),
             's': ('pid', 'tid', 'ts', 'id'), 'f': ('pid', 'tid', 'ts', 'id'),
             'M': ('pid', 'name', 'args'), 'C': ('pid', 'name', 'ts', 'args')}
-    lanes, waits = {}, []
+    lanes, waits, sched = {}, [], {}
+    names = {(e['pid'], e.get('tid')): e['args'].get('name') for e in ev
+             if e.get('ph') == 'M' and e.get('name') == 'thread_name'}
     for e in ev:
         ph = e.get('ph')
         if ph not in need:
@@ -653,6 +655,9 @@ def validate_trace(path):
         missing = [k for k in need[ph] if k not in e]
         if missing:
             bad.append('%s event without %s' % (ph, ', '.join(missing)))
+            continue
+        if ph == 'X' and e.get('cat') == 'sched':
+            sched.setdefault((e['pid'], e['tid']), []).append(e)
             continue
         if ph == 'X' and e.get('cat') == 'wait':
             for k in ('graph_index', 'unit', 'kind'):
@@ -676,6 +681,7 @@ def validate_trace(path):
         for a, b in zip(bars, bars[1:]):
             if a['ts'] + a['dur'] > b['ts'] + 1e-3:
                 bad.append('lane %s: bars %s and %s overlap' % (lane[1], a['name'], b['name']))
+    bad += validate_sched(sched, names, lanes)
     for w in waits:
         a = w['args']
         own = [b for b in lanes.get((w['pid'], w['tid']), [])
@@ -693,6 +699,53 @@ def validate_trace(path):
                            'before its bar' % b['name'])
         elif w['ts'] < b['ts'] - 1e-3 or w['ts'] + w['dur'] > b['ts'] + b['dur'] + 1e-3:
             bad.append('wait %s of %s: outside its bar' % (w['name'], b['name']))
+    return bad
+
+
+SCHED_ARGS = {'doorbell': ('task_id', 'graph_index'),
+              'scheduler': ('loop', 'units'),
+              'scheduler: resolve': ('task_id', 'graph_index', 'loop', 'consumers')}
+SCHED_NAMES = {'doorbell': ('intake',), 'scheduler': ('complete', 'dispatch', 'early_dispatch'),
+               'scheduler: resolve': ('resolve',)}
+
+
+def validate_sched(sched, names, lanes):
+    """The scheduler's slices (cat "sched", from its records): each on its
+    lane (doorbell: intakes; scheduler: complete, dispatch,
+    early_dispatch; scheduler: resolve), with its args, never overlapping
+    another of its lane; one intake per task that ran, before its first
+    bar."""
+    bad = []
+    intakes = {}
+    for lane, sl in sched.items():
+        name = names.get(lane)
+        if name not in SCHED_ARGS:
+            bad.append('sched slice on lane %r' % name)
+            continue
+        for e in sl:
+            kind = e['name'].split(' ', 1)[0]
+            if kind not in SCHED_NAMES[name]:
+                bad.append('%r on the %s lane' % (e['name'], name))
+            missing = [k for k in SCHED_ARGS[name] if k not in e['args']]
+            if missing:
+                bad.append('%s slice without args.%s' % (kind, ', '.join(missing)))
+            if e['dur'] < 0:
+                bad.append('%s slice with a negative duration' % kind)
+            if name == 'doorbell':
+                intakes.setdefault(e['args'].get('graph_index'), []).append(e)
+        sl = sorted(sl, key=lambda x: (x['ts'], x['dur']))
+        for a, b in zip(sl, sl[1:]):
+            # Printed exactly (ns): adjacent slices may touch, not overlap.
+            if round((a['ts'] + a['dur']) * 1000) > round(b['ts'] * 1000):
+                bad.append('lane %s: %s and %s overlap' % (name, a['name'], b['name']))
+    if sched:
+        for bars in lanes.values():
+            for b in bars:
+                mine = intakes.get(b['args'].get('graph_index'), [])
+                if len(mine) != 1:
+                    bad.append('bar %s: %d intakes, want 1' % (b['name'], len(mine)))
+                elif mine[0]['ts'] > b['args'].get('dispatch_us', 0) + 1e-3:
+                    bad.append('bar %s: dispatched before its intake' % b['name'])
     return bad
 
 

@@ -368,7 +368,7 @@ def render(paths, out, all_lanes=False, flows=True, title=None):
             ax.spines[side].set_visible(False)
     for ax in axes[:-1]:
         ax.tick_params(axis='x', labelbottom=False)
-    axes[-1].set_xlabel('time since the run\'s first dispatch (us)')
+    axes[-1].set_xlabel('time since the run\'s first intake or dispatch (us)')
     hidden = total_lanes(traces) - nrows
     note = '%d idle lane%s not shown' % (hidden, '' if hidden == 1 else 's') if hidden > 0 else ''
 

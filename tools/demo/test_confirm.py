@@ -430,6 +430,66 @@ def tap(d, *extra):
                           capture_output=True, text=True)
 
 
+def sched_trace(aic=1, aiv=2):
+    """Two chained tasks with the scheduler's slices (cat "sched") as
+    libpto writes them from the device's records: their intakes on the
+    doorbell lane, the phases on the scheduler lane, the walk on its own."""
+    g = Graph(aic, aiv)
+    a = g.task('a')
+    b = g.task('b', deps=[a])
+    g.unit(a, 0, 'AIV_0', 1.0, 2.0, 10.0)
+    g.unit(b, 0, 'AIV_1', 12.0, 13.0, 20.0)
+    ev = g.events()
+    door, walk = 2 + aic + aiv, 3 + aic + aiv
+    for tid, name, k in ((door, 'doorbell', 0), (walk, 'scheduler: resolve', 2)):
+        ev.append({'ph': 'M', 'cat': '__metadata', 'pid': 1, 'tid': tid,
+                   'name': 'thread_name', 'args': {'name': name}})
+
+    def sl(tid, name, ts, dur, **args):
+        ev.append({'ph': 'X', 'cat': 'sched', 'pid': 1, 'tid': tid, 'name': name,
+                   'ts': ts, 'dur': dur, 'args': args})
+    sl(door, 'intake a', 0.0, 0.5, task_id=1, graph_index=0)
+    sl(door, 'intake b', 0.5, 0.25, task_id=2, graph_index=1)
+    sl(1, 'dispatch', 0.5, 0.5, loop=1, units=1)
+    sl(1, 'complete', 11.0, 1.0, loop=3, units=1)
+    sl(walk, 'resolve a', 11.5, 0.5, task_id=1, graph_index=0, loop=3, consumers=1)
+    sl(1, 'dispatch', 12.0, 0.25, loop=3, units=1)
+    return ev
+
+
+def sched_checks(top, check):
+    """confirm.py's check of the scheduler's slices, and its mutations."""
+    def problems(ev, name):
+        path = os.path.join(top, name + '.trace.json')
+        with open(path, 'w') as f:
+            json.dump({'traceEvents': ev}, f)
+        return confirm.validate_trace(path)
+
+    bad = problems(sched_trace(), 'sched-good')
+    check('scheduler slices: the good trace is well formed', not bad, '\n'.join(bad))
+
+    def mutant(name, f, want):
+        ev = sched_trace()
+        f(ev)
+        got = problems(ev, 'sched-bad')
+        check('scheduler slices: fails on %s' % name, any(want in p for p in got),
+              'problems: %r' % got)
+
+    def first(ev, name):
+        return next(e for e in ev if e.get('name') == name)
+
+    mutant('an overlap on the scheduler lane',
+           lambda ev: first(ev, 'complete').update(dur=1.25), 'overlap')
+    mutant('a task without its intake',
+           lambda ev: ev.remove(first(ev, 'intake b')), 'intakes, want 1')
+    mutant('an intake after its dispatch',
+           lambda ev: first(ev, 'intake b').update(ts=12.5), 'before its intake')
+    mutant('a walk on the scheduler lane',
+           lambda ev: first(ev, 'resolve a').update(tid=1), 'on the scheduler lane')
+    mutant('a phase without its loop',
+           lambda ev: first(ev, 'dispatch')['args'].pop('loop'), 'without args.loop')
+
+
 def main():
     tests = []     # (ok, name, why, directive)
 
@@ -517,6 +577,8 @@ def main():
         check('a missing run fails its technique only',
               all(not r['confirm_ok'] for r in rows['syncall']) and
               all(r['confirm_ok'] for t, rs in rows.items() if t != 'syncall' for r in rs))
+
+        sched_checks(top, check)
 
     failed = [t for t in tests if not t[0] and not t[3]]
     print('1..%d' % len(tests))

@@ -81,8 +81,9 @@ def ours(traces, name):
     bars = {}
     for e in trace['traceEvents']:
         # Bars only: a wait slice (cat "wait") is part of its bar or, the
-        # staged interval, before it.
-        if e.get('ph') == 'X' and e.get('cat') != 'wait' and \
+        # staged interval, before it; a scheduler slice (cat "sched") is
+        # the device's own work.
+        if e.get('ph') == 'X' and str(e.get('cat')).startswith('block') and \
                 'graph_index' in e.get('args', {}):
             bars.setdefault(e['args']['graph_index'], []).append(e)
     return deps, bars

@@ -183,6 +183,14 @@ function goodTrace() {
 		traceEvents: [
 			{ ph: 'M', cat: '__metadata', pid: 1, name: 'process_name', args: { name: 'pto_npu device 0' } },
 			...m(1, 'scheduler'), ...m(2, 'AIC_0'), ...m(3, 'AIV_0'),
+			...m(4, 'doorbell'), ...m(5, 'scheduler: resolve'),
+			// The scheduler's own work (cat "sched"): intakes, phases, walks.
+			{ ph: 'X', cat: 'sched', pid: 1, tid: 4, name: 'intake mm', ts: 0.0, dur: 0.3, args: {} },
+			{ ph: 'X', cat: 'sched', pid: 1, tid: 4, name: 'intake add', ts: 0.3, dur: 0.2, args: {} },
+			{ ph: 'X', cat: 'sched', pid: 1, tid: 1, name: 'dispatch', ts: 0.3, dur: 0.4, args: {} },
+			{ ph: 'X', cat: 'sched', pid: 1, tid: 1, name: 'complete', ts: 6.0, dur: 0.6, args: {} },
+			{ ph: 'X', cat: 'sched', pid: 1, tid: 5, name: 'resolve mm', ts: 6.2, dur: 0.4, args: {} },
+			{ ph: 'X', cat: 'sched', pid: 1, tid: 1, name: 'dispatch', ts: 6.6, dur: 0.0, args: {} },
 			{ ph: 'X', cat: 'block', pid: 1, tid: 2, name: 'mm', ts: 1.0, dur: 5.0, args: {} },
 			{ ph: 's', cat: 'block', pid: 1, tid: 2, name: 'dependency', id: 1, ts: 1.0 },
 			{ ph: 'X', cat: 'block', pid: 1, tid: 3, name: 'add', ts: 7.0, dur: 2.0, args: {} },
