@@ -647,6 +647,14 @@ PTO_API int pto_queue_reap_hazards(struct pto_queue *q, struct pto_cqe *out,
 				   struct pto_block_prof *prof,
 				   struct pto_hazard *haz, unsigned int max)
 {
+	return pto_queue_reap_sched(q, out, prof, NULL, haz, max);
+}
+
+PTO_API int pto_queue_reap_sched(struct pto_queue *q, struct pto_cqe *out,
+				 struct pto_block_prof *prof,
+				 struct pto_sched_rec *sched,
+				 struct pto_hazard *haz, unsigned int max)
+{
 	struct drm_pto_npu_cqe batch[32];
 	struct drm_pto_npu_prof pbatch[32];
 	struct drm_pto_npu_hazard hbatch[32];
@@ -662,7 +670,8 @@ PTO_API int pto_queue_reap_hazards(struct pto_queue *q, struct pto_cqe *out,
 
 		if (want > PTO_ARRAY_SIZE(batch))
 			want = PTO_ARRAY_SIZE(batch);
-		n = pto_cq_reap_ext(&q->cq, batch, prof ? pbatch : NULL,
+		n = pto_cq_reap_ext(&q->cq, batch,
+				    prof || sched ? pbatch : NULL,
 				    haz ? hbatch : NULL, want);
 		if (n < 0)
 			return done ? (int)done : n;
@@ -670,6 +679,9 @@ PTO_API int pto_queue_reap_hazards(struct pto_queue *q, struct pto_cqe *out,
 			pto_cqe_from_drm(&out[done + i], &batch[i]);
 			if (prof)
 				pto_prof_from_drm(&prof[done + i], &pbatch[i]);
+			if (sched)
+				pto_sched_from_drm(&sched[done + i],
+						   &pbatch[i].sched);
 			if (haz)
 				pto_hazard_from_drm(&haz[done + i], &hbatch[i]);
 		}

@@ -892,4 +892,144 @@ TEST_F(early, flagged_producer_soft_syncall_consumer)
 	pto_kernel_free(soft);
 }
 
+/*
+ * Reaps the completions of @want tasks with their scheduler records
+ * (pto_queue_reap_sched()): the entry point of a program that drives its
+ * queue itself. Returns the CQEs read, or a negative errno.
+ */
+static int reap_sched(struct pto_queue *q, struct pto_cqe *out,
+		      struct pto_sched_rec *s, unsigned int max,
+		      unsigned int want)
+{
+	int64_t deadline = pto_test_now_ns() + RUN_TIMEOUT;
+	unsigned int got = 0, lasts = 0;
+
+	while (lasts < want) {
+		int n = pto_queue_reap_sched(q, out + got, NULL, s + got, NULL,
+					     max - got), i, ret;
+
+		if (n < 0)
+			return n;
+		for (i = 0; i < n; i++)
+			lasts += !!(out[got + i].info.flags & PTO_BLOCK_LAST);
+		got += n;
+		if (lasts >= want)
+			break;
+		if (got == max)
+			return -ENOSPC;
+		ret = pto_queue_wait(q, deadline);
+		if (ret && ret != -ETIME && ret != -EINTR)
+			return ret;
+		if (ret == -ETIME && pto_test_now_ns() >= deadline)
+			return -ETIME;
+	}
+	return (int)got;
+}
+
+/*
+ * A producer and its consumer pushed by hand on a profiling queue: the
+ * CQEs carry the scheduler's records, as a graph run keeps them. Which of
+ * the consumer's intake and the producer's completion came first depends
+ * on the host; the records must say the same either way. A plain queue's
+ * records read zero.
+ */
+TEST_F(early, raw_queue_reaps_sched_records)
+{
+	struct pto_tensor *a = ftensor(self->dev, TR, 0);
+	struct pto_tensor *b = ftensor(self->dev, TR, 0);
+	struct pto_tensor *c = ftensor(self->dev, TR, 0);
+	struct pto_tensor *args[2][2] = { { a, b }, { b, c } };
+	struct pto_sched_rec s[4], zero = { 0 };
+	const struct pto_sched_rec *sp, *sc;
+	struct pto_cqe cqe[4];
+	struct pto_queue *plain;
+	int64_t one = 1, dep = -1;
+	uint64_t first = 0;
+	uint32_t consumed = 0;
+	int n, i, ip = -1, ic = -1;
+	const struct pto_task_desc solo = {
+		.kernel_aiv = self->k_add,
+		.block_num = 1,
+		.tensors = args[0],
+		.num_tensors = 2,
+		.scalars = &one,
+		.num_scalars = 1,
+	};
+
+	ASSERT_NE(NULL, a);
+	ASSERT_NE(NULL, b);
+	ASSERT_NE(NULL, c);
+	for (i = 0; i < 2; i++) {
+		struct pto_task_desc d = {
+			.kernel_aiv = self->k_add,
+			.block_num = 1,
+			.tensors = args[i],
+			.num_tensors = 2,
+			.scalars = &one,
+			.num_scalars = 1,
+			.deps = i ? &dep : NULL,
+			.num_deps = i ? 1 : 0,
+		};
+
+		ASSERT_EQ(0, pto_queue_push_task(self->q, &d));
+	}
+	ASSERT_EQ(0, pto_queue_doorbell(self->q, 0, 0, &consumed, &first));
+	ASSERT_EQ(2U, consumed);
+	n = reap_sched(self->q, cqe, s, 4, 2);
+	ASSERT_EQ(2, n);
+	for (i = 0; i < n; i++) {
+		const struct pto_block_info *bi = &cqe[i].info;
+
+		ASSERT_EQ(PTO_STATUS_OK, bi->status);
+		if (cqe[i].task_id == first)
+			ip = i;
+		else if (cqe[i].task_id == first + 1)
+			ic = i;
+		/* Intake, then placement, then the end, in that order. */
+		EXPECT_NE(0U, s[i].intake_iter);
+		EXPECT_LE(s[i].intake_begin, s[i].intake_end);
+		EXPECT_LE(s[i].intake_iter, s[i].dispatch_iter);
+		EXPECT_LT(s[i].dispatch_iter, s[i].complete_iter);
+		EXPECT_EQ(bi->ts_dispatch, s[i].dispatch_begin);
+		EXPECT_LE(s[i].dispatch_begin, s[i].dispatch_end);
+		EXPECT_EQ(0U, s[i].flags & PTO_SCHED_STAGED);
+		if (!(s[i].flags & PTO_SCHED_EARLY)) {
+			EXPECT_EQ(bi->ts_finish, s[i].complete_begin);
+		}
+		EXPECT_LE(s[i].complete_begin, s[i].complete_end);
+		/* One block: its end completed the task, walk inside. */
+		EXPECT_EQ(s[i].complete_iter, s[i].resolve_iter);
+		EXPECT_LE(s[i].complete_begin, s[i].resolve_begin);
+		EXPECT_LE(s[i].resolve_begin, s[i].resolve_end);
+		EXPECT_LE(s[i].resolve_end, s[i].complete_end);
+	}
+	ASSERT_LE(0, ip);
+	ASSERT_LE(0, ic);
+	sp = &s[ip];
+	sc = &s[ic];
+	EXPECT_LT(sp->intake_iter, sc->intake_iter);
+	EXPECT_LE(sp->intake_end, sc->intake_begin);
+	/* The consumer was placed once its producer had completed... */
+	EXPECT_LE(sp->resolve_iter, sc->dispatch_iter);
+	/* ...whose walk found it only if it had been taken by then. */
+	EXPECT_EQ(sc->intake_iter < sp->resolve_iter ? 1U : 0U, sp->resolved)
+		TH_LOG("consumer intake iteration %u, producer completed in %u",
+		       sc->intake_iter, sp->resolve_iter);
+	EXPECT_EQ(0U, sc->resolved);
+
+	/* Without PTO_QUEUE_PROFILE: no records, all zero. */
+	ASSERT_EQ(0, pto_queue_create(self->dev, 0, 0, &plain));
+	ASSERT_EQ(0, pto_queue_push_task(plain, &solo));
+	ASSERT_EQ(0, pto_queue_doorbell(plain, 0, 0, &consumed, &first));
+	memset(s, 0xa5, sizeof(s));
+	n = reap_sched(plain, cqe, s, 4, 1);
+	ASSERT_EQ(1, n);
+	EXPECT_EQ(PTO_STATUS_OK, cqe[0].info.status);
+	EXPECT_EQ(0, memcmp(&zero, &s[0], sizeof(zero)));
+	pto_queue_destroy(plain);
+	pto_tensor_free(c);
+	pto_tensor_free(b);
+	pto_tensor_free(a);
+}
+
 TEST_HARNESS_MAIN

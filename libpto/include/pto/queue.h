@@ -675,6 +675,27 @@ PTO_API int pto_queue_reap_hazards(struct pto_queue *q, struct pto_cqe *out,
 				   struct pto_hazard *haz, unsigned int max);
 
 /**
+ * pto_queue_reap_sched() - pto_queue_reap_hazards(), and scheduler records
+ * @q: queue
+ * @out: room for @max completions
+ * @prof: room for @max profile records, or NULL
+ * @sched: room for @max scheduler records, or NULL: what the device's
+ *	   scheduler did for each completion's block; all zero unless the
+ *	   queue profiles (PTO_QUEUE_PROFILE) on a module of uapi 6 or later
+ * @haz: room for @max hazard records, or NULL
+ * @max: at most this many
+ *
+ * The records a graph run keeps (pto_graph_task_sched()), for a program
+ * that drives its queue itself.
+ *
+ * Return: as pto_queue_reap().
+ */
+PTO_API int pto_queue_reap_sched(struct pto_queue *q, struct pto_cqe *out,
+				 struct pto_block_prof *prof,
+				 struct pto_sched_rec *sched,
+				 struct pto_hazard *haz, unsigned int max);
+
+/**
  * pto_queue_create_params() - pto_queue_create() with more settings
  * @dev: device handle
  * @params: the settings
