@@ -25,6 +25,9 @@ What is drawn (Documentation/swimlane.rst describes the events):
                   (a ring POP/PUSH, a barrier: slices of cat "wait")
   i markers       on the scheduler lane: an X for "skip NAME", a diamond
                   for "not run NAME", with the name
+  sched slices    the scheduler's own work (cat "sched", on the doorbell,
+                  scheduler and scheduler: resolve lanes): thin grey
+                  boxes, an early_dispatch green
   s/f flows       dependency arrows, producer's bar end to consumer's start
   makespan        a dashed line at the run's end: latest bar end minus
                   earliest dispatch_us, as tools/demo/confirm.py computes
@@ -63,6 +66,9 @@ TECHNIQUES = [
 WIDTH_IN = 12.0
 DPI = 100
 MIN_BAR_PX = 2.0
+# The scheduler's slices, by kind (greys; pre-staging green).
+SCHED_COLOUR = {'intake': '#b0b0b0', 'complete': '#7a7a7a', 'dispatch': '#4d4d4d',
+                'resolve': '#9a9a9a', 'early_dispatch': '#2ca02c'}
 # 20 distinct colours (matplotlib's tab20, dark shades first).
 PALETTE = ['#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd',
            '#8c564b', '#e377c2', '#7f7f7f', '#bcbd22', '#17becf',
@@ -96,10 +102,12 @@ class Trace:
         self.waits = [e for e in ev if e.get('ph') == 'X' and e.get('cat') == 'wait'
                       and e['args'].get('kind') != 'STAGED']
         self.marks = [e for e in ev if e.get('ph') == 'i']
+        # The scheduler's own work: intakes, phases, completion walks.
+        self.sched_sl = [e for e in ev if e.get('ph') == 'X' and e.get('cat') == 'sched']
         starts = {e['id']: e for e in ev if e.get('ph') == 's'}
         self.flows = [(starts[e['id']], e) for e in ev
                       if e.get('ph') == 'f' and e.get('id') in starts]
-        for e in self.bars + self.marks:
+        for e in self.bars + self.marks + self.sched_sl:
             key = (e['pid'], e['tid'])
             names.setdefault(key, 'lane %d' % e['tid'])
         # Lane order: the trace's own (pid, sort index, tid).
@@ -108,7 +116,8 @@ class Trace:
         self.lane_name = {k: ('%d:%s' % (k[0] - 1, names[k]) if many else names[k])
                           for k in self.lanes}
         self.sched = {k for k in self.lanes if names[k] == 'scheduler'}
-        self.used = {(e['pid'], e['tid']) for e in self.bars + self.marks} | self.sched
+        self.used = {(e['pid'], e['tid'])
+                     for e in self.bars + self.marks + self.sched_sl} | self.sched
         deps = path[:-len('.trace.json')] + '.deps.json'
         self.tasks = None
         try:
@@ -126,7 +135,8 @@ class Trace:
             self.makespan = self.end - start
         else:
             self.end = self.makespan = 0.0
-        self.t_max = max([self.end] + [m['ts'] for m in self.marks])
+        self.t_max = max([self.end] + [m['ts'] for m in self.marks] +
+                         [e['ts'] + e['dur'] for e in self.sched_sl])
         self.staged = sum(1 for b in self.bars if b['args'].get('staged'))
         blocks = {}
         for b in self.bars:
@@ -320,6 +330,14 @@ def render(paths, out, all_lanes=False, flows=True, title=None):
                     color='white', alpha=0.75, edgecolor='#555555', linewidth=0.3,
                     hatch='....', zorder=4)
             present.add('blockwait')
+        for e in t.sched_sl:
+            r = lane_row.get((e['pid'], e['tid']))
+            if r is None:
+                continue
+            kind = e['name'].split(' ', 1)[0]
+            present.add('early' if kind == 'early_dispatch' else 'sched')
+            ax.barh(r, max(e['dur'], 1.0 / px_per_us), left=e['ts'], height=bar_h * 0.5,
+                    color=SCHED_COLOUR.get(kind, '#969696'), lw=0, zorder=3)
         for m in t.marks:
             r = lane_row.get((m['pid'], m['tid']))
             if r is None:
@@ -395,11 +413,18 @@ def render(paths, out, all_lanes=False, flows=True, title=None):
     if 'flow' in present:
         handles.append(Line2D([], [], color='#333333', lw=0.7, marker='>', ms=4,
                               label='dependency'))
+    if 'sched' in present:
+        handles.append(Patch(facecolor=SCHED_COLOUR['complete'], lw=0,
+                             label='scheduler work'))
+    if 'early' in present:
+        handles.append(Patch(facecolor=SCHED_COLOUR['early_dispatch'], lw=0,
+                             label='early dispatch'))
     handles.append(Line2D([], [], color='black', ls='--', lw=0.8, label='end of run'))
     fig.legend(handles=handles, loc='lower left', ncol=len(handles), frameon=False,
                fontsize=7, bbox_to_anchor=(left / WIDTH_IN - 0.01, 0.0))
     if note:
-        fig.text(1 - right / WIDTH_IN, 0.08 / height, note, ha='right', va='bottom',
+        # Above the x axis's label, right: the legend's row is full.
+        fig.text(1 - right / WIDTH_IN, 0.32 / height, note, ha='right', va='bottom',
                  fontsize=7, color='#666666')
     if title is None and npanel > 1:
         title = ('before (top) and after (bottom), one time scale' if npanel == 2 else

@@ -3,7 +3,7 @@
 
 Writes two traces in the format of Documentation/swimlane.rst (a
 scheduler lane, AIC_0, AIV_0..AIV_2; bars, a staged bar, a skip marker, a
-flow) and checks that render.py draws one, a pair and --demo from them,
+flow; the second with the scheduler's slices on their lanes) and checks that render.py draws one, a pair and --demo from them,
 that each output is a PNG of the fixed width, that the same input gives
 the same bytes, and that a missing or malformed trace does not stop
 --demo. Every test is skipped when no python3 here has matplotlib.
@@ -63,7 +63,25 @@ def make_traces(d):
         {'ph': 'i', 's': 't', 'pid': 1, 'tid': 0, 'name': 'skip extra', 'cat': 'skip',
          'ts': 152.0, 'args': {'task_id': 4, 'graph_index': 3, 'status': 'SKIPPED'}},
     ]
-    fast = lanes(1, 3) + [
+    # The scheduler's own slices (cat "sched") on their lanes, as libpto
+    # writes them with the device's scheduler records.
+    sched = [
+        {'ph': 'M', 'pid': 1, 'tid': 6, 'name': 'thread_name', 'args': {'name': 'doorbell'}},
+        {'ph': 'M', 'pid': 1, 'tid': 7, 'name': 'thread_name',
+         'args': {'name': 'scheduler: resolve'}},
+        {'ph': 'X', 'pid': 1, 'tid': 6, 'name': 'intake tiles', 'cat': 'sched',
+         'ts': 0.0, 'dur': 0.4, 'args': {'task_id': 1, 'graph_index': 0}},
+        {'ph': 'X', 'pid': 1, 'tid': 0, 'name': 'dispatch', 'cat': 'sched',
+         'ts': 0.4, 'dur': 0.5, 'args': {'loop': 1, 'units': 2}},
+        {'ph': 'X', 'pid': 1, 'tid': 0, 'name': 'early_dispatch', 'cat': 'sched',
+         'ts': 1.0, 'dur': 0.3, 'args': {'loop': 2, 'units': 1}},
+        {'ph': 'X', 'pid': 1, 'tid': 0, 'name': 'complete', 'cat': 'sched',
+         'ts': 40.0, 'dur': 1.0, 'args': {'loop': 3, 'units': 1}},
+        {'ph': 'X', 'pid': 1, 'tid': 7, 'name': 'resolve tiles', 'cat': 'sched',
+         'ts': 40.5, 'dur': 0.5, 'args': {'task_id': 1, 'graph_index': 0,
+                                           'loop': 3, 'consumers': 1}},
+    ]
+    fast = lanes(1, 3) + sched + [
         bar('tiles', 0, 2, 0, 0.0, 8.0, 30.0),
         bar('tiles', 0, 3, 1, 1.0, 9.0, 28.0),
         bar('consumer', 1, 4, 0, 38.0, 39.0, 20.0, staged=True),
@@ -106,7 +124,8 @@ def main():
                               capture_output=True, text=True)
 
     names = ['one trace', 'pair', 'three traces, all lanes', 'deterministic',
-             '--demo', '--demo survives a bad trace', 'bad arguments refused']
+             '--demo', '--demo survives a bad trace', 'bad arguments refused',
+             'scheduler slices: their lanes are rows, in the trace\'s order']
     if not (has_mpl(sys.executable) or has_mpl(SYSTEM)):
         print('1..%d' % len(names))
         for i, n in enumerate(names, 1):
@@ -144,6 +163,14 @@ def main():
         r = run('--pair', slow)
         r2 = run()
         check(names[6], r.returncode == 2 and r2.returncode == 2, r.stderr + r2.stderr)
+        sys.path.insert(0, HERE)
+        import render  # noqa: E402 (plain Python: the module reads no matplotlib)
+        t = render.Trace(fast)
+        rows = render.rows_for([t], False)
+        check(names[7], len(t.sched_sl) == 5 and
+              rows[:3] == ['scheduler', 'AIC_0', 'AIV_0'] and
+              'doorbell' in rows and 'scheduler: resolve' in rows and
+              t.t_max >= 41.0, '%r, %d slices' % (rows, len(t.sched_sl)))
     print('1..%d' % len(tests))
     for i, (name, ok, why) in enumerate(tests, 1):
         print('%s %d %s' % ('ok' if ok else 'not ok', i, name))
