@@ -212,6 +212,9 @@ const struct pto_sched_rec *pto_graph_sched_at(const struct pto_graph *g,
 bool pto_graph_have_sched(const struct pto_graph *g);
 int pto_graph_phases(const struct pto_graph *g, struct pto_phase **phases,
 		     size_t *count);
+/* Each task's intake (b, e, task), in intake order; *@intakes the caller's. */
+int pto_graph_intakes(const struct pto_graph *g, struct pto_phase **intakes,
+		      size_t *count);
 
 /* trace_simpler.c: with PTO_TRACE_FORMAT=simpler, also write the run as
  * PyPTO/simpler profiling files under PTO_TRACE_DIR/<name>/. */

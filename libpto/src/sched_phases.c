@@ -257,3 +257,37 @@ int pto_graph_phases(const struct pto_graph *g, struct pto_phase **phases,
 	*count = no;
 	return 0;
 }
+
+static int ph_cmp_intake(const void *a, const void *b)
+{
+	const struct pto_phase *x = a, *y = b;
+
+	if (x->b != y->b)
+		return x->b < y->b ? -1 : 1;
+	return x->task < y->task ? -1 : x->task > y->task;
+}
+
+int pto_graph_intakes(const struct pto_graph *g, struct pto_phase **intakes,
+		      size_t *count)
+{
+	struct pto_phase *in = calloc(g->tasks.n + 1, sizeof(*in));
+	size_t n = 0, i;
+
+	*intakes = NULL;
+	*count = 0;
+	if (!in)
+		return -ENOMEM;
+	for (i = 0; i < g->tasks.n; i++) {
+		const struct pto_sched_rec *r = pto_graph_sched_at(g, i, 0);
+
+		if (r && r->intake_iter && r->intake_end &&
+		    r->intake_begin <= r->intake_end)
+			in[n++] = (struct pto_phase){ .b = r->intake_begin,
+						      .e = r->intake_end,
+						      .task = i };
+	}
+	qsort(in, n, sizeof(*in), ph_cmp_intake);
+	*intakes = in;
+	*count = n;
+	return 0;
+}

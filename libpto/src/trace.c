@@ -539,15 +539,6 @@ static void sched_slice(struct pto_trace_ctx *c, unsigned int tid,
 		(e - b) / 1000, (unsigned int)((e - b) % 1000));
 }
 
-static int cmp_intake(const void *x, const void *y)
-{
-	const struct pto_phase *a = x, *b = y;
-
-	if (a->b != b->b)
-		return a->b < b->b ? -1 : 1;
-	return a->task < b->task ? -1 : a->task > b->task;
-}
-
 /*
  * The device scheduler's own work, from its records (uapi 6): each task's
  * intake on the doorbell lane; the outer phases of each iteration
@@ -560,7 +551,7 @@ static int write_sched(struct pto_trace_ctx *c)
 {
 	const struct pto_graph *g = c->g;
 	struct pto_phase *ph, *in;
-	size_t n, i, ni = 0;
+	size_t n, i, ni;
 	uint64_t last = 0;
 	int ret;
 
@@ -589,19 +580,9 @@ static int write_sched(struct pto_trace_ctx *c)
 	}
 	free(ph);
 
-	in = calloc(g->tasks.n + 1, sizeof(*in));
-	if (!in)
-		return -ENOMEM;
-	for (i = 0; i < g->tasks.n; i++) {
-		const struct pto_sched_rec *r = pto_graph_sched_at(g, i, 0);
-
-		if (r && r->intake_iter && r->intake_end &&
-		    r->intake_begin <= r->intake_end)
-			in[ni++] = (struct pto_phase){ .b = r->intake_begin,
-						       .e = r->intake_end,
-						       .task = i };
-	}
-	qsort(in, ni, sizeof(*in), cmp_intake);
+	ret = pto_graph_intakes(g, &in, &ni);
+	if (ret)
+		return ret;
 	for (i = 0; i < ni; i++) {
 		/* One doorbell takes one entry at a time. */
 		uint64_t b = in[i].b > last ? in[i].b : last;

@@ -167,15 +167,6 @@ static int st_write_phases(const struct pto_graph *g, FILE *f)
 	return 0;
 }
 
-static int st_cmp_intake(const void *a, const void *b)
-{
-	const struct pto_phase *x = a, *y = b;
-
-	if (x->b != y->b)
-		return x->b < y->b ? -1 : 1;
-	return x->task < y->task ? -1 : x->task > y->task;
-}
-
 /*
  * The device's intake of each task (level 4): simpler's orchestrator
  * submits, one thread, in intake order. The doorbell takes the entry,
@@ -184,21 +175,12 @@ static int st_cmp_intake(const void *a, const void *b)
  */
 static int st_write_intake(const struct pto_graph *g, FILE *f)
 {
-	struct pto_phase *ph = calloc(g->tasks.n + 1, sizeof(*ph));
-	size_t n = 0, i;
+	struct pto_phase *ph;
+	size_t n, i;
+	int ret = pto_graph_intakes(g, &ph, &n);
 
-	if (!ph)
-		return -ENOMEM;
-	for (i = 0; i < g->tasks.n; i++) {
-		const struct pto_sched_rec *r = pto_graph_sched_at(g, i, 0);
-
-		if (r && r->intake_iter && r->intake_end &&
-		    r->intake_begin <= r->intake_end)
-			ph[n++] = (struct pto_phase){ .b = r->intake_begin,
-						      .e = r->intake_end,
-						      .task = i };
-	}
-	qsort(ph, n, sizeof(*ph), st_cmp_intake);
+	if (ret)
+		return ret;
 	fputs(",\n\"aicpu_orchestrator_phases\": [[", f);
 	for (i = 0; i < n; i++)
 		fprintf(f,

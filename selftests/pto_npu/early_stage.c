@@ -893,40 +893,6 @@ TEST_F(early, flagged_producer_soft_syncall_consumer)
 }
 
 /*
- * Reaps the completions of @want tasks with their scheduler records
- * (pto_queue_reap_sched()): the entry point of a program that drives its
- * queue itself. Returns the CQEs read, or a negative errno.
- */
-static int reap_sched(struct pto_queue *q, struct pto_cqe *out,
-		      struct pto_sched_rec *s, unsigned int max,
-		      unsigned int want)
-{
-	int64_t deadline = pto_test_now_ns() + RUN_TIMEOUT;
-	unsigned int got = 0, lasts = 0;
-
-	while (lasts < want) {
-		int n = pto_queue_reap_sched(q, out + got, NULL, s + got, NULL,
-					     max - got), i, ret;
-
-		if (n < 0)
-			return n;
-		for (i = 0; i < n; i++)
-			lasts += !!(out[got + i].info.flags & PTO_BLOCK_LAST);
-		got += n;
-		if (lasts >= want)
-			break;
-		if (got == max)
-			return -ENOSPC;
-		ret = pto_queue_wait(q, deadline);
-		if (ret && ret != -ETIME && ret != -EINTR)
-			return ret;
-		if (ret == -ETIME && pto_test_now_ns() >= deadline)
-			return -ETIME;
-	}
-	return (int)got;
-}
-
-/*
  * A producer and its consumer pushed by hand on a profiling queue: the
  * CQEs carry the scheduler's records, as a graph run keeps them. Which of
  * the consumer's intake and the producer's completion came first depends
@@ -975,7 +941,7 @@ TEST_F(early, raw_queue_reaps_sched_records)
 	}
 	ASSERT_EQ(0, pto_queue_doorbell(self->q, 0, 0, &consumed, &first));
 	ASSERT_EQ(2U, consumed);
-	n = reap_sched(self->q, cqe, s, 4, 2);
+	n = pto_test_reap_lasts_sched(self->q, cqe, s, 4, 2, RUN_TIMEOUT);
 	ASSERT_EQ(2, n);
 	for (i = 0; i < n; i++) {
 		const struct pto_block_info *bi = &cqe[i].info;
@@ -1022,7 +988,7 @@ TEST_F(early, raw_queue_reaps_sched_records)
 	ASSERT_EQ(0, pto_queue_push_task(plain, &solo));
 	ASSERT_EQ(0, pto_queue_doorbell(plain, 0, 0, &consumed, &first));
 	memset(s, 0xa5, sizeof(s));
-	n = reap_sched(plain, cqe, s, 4, 1);
+	n = pto_test_reap_lasts_sched(plain, cqe, s, 4, 1, RUN_TIMEOUT);
 	ASSERT_EQ(1, n);
 	EXPECT_EQ(PTO_STATUS_OK, cqe[0].info.status);
 	EXPECT_EQ(0, memcmp(&zero, &s[0], sizeof(zero)));

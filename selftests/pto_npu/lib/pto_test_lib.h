@@ -185,11 +185,15 @@ size_t pto_test_sqe_init(struct pto_test_sqe *e, uint32_t kernel_aiv,
  * PTO_BLOCK_LAST, waiting (QUEUE_WAIT, which also moves held completions)
  * up to @timeout_ns in all. Returns the number of CQEs read, -ETIME when
  * the time ran out first, -ENOSPC when @out filled up first, or another
- * error of the queue calls.
+ * error of the queue calls. pto_test_reap_lasts_sched() also reads each
+ * CQE's scheduler record into @sched (room for @max; NULL: none).
  */
 int pto_test_reap_lasts(struct pto_queue *q, struct pto_cqe *out,
 			unsigned int max, unsigned int lasts,
 			int64_t timeout_ns);
+int pto_test_reap_lasts_sched(struct pto_queue *q, struct pto_cqe *out,
+			      struct pto_sched_rec *sched, unsigned int max,
+			      unsigned int lasts, int64_t timeout_ns);
 
 /* The LAST CQE of task @task_id among @n CQEs, or NULL. */
 const struct pto_cqe *pto_test_find_last(const struct pto_cqe *cqes, int n,

@@ -139,11 +139,28 @@ int pto_test_reap_lasts(struct pto_queue *q, struct pto_cqe *out,
 			unsigned int max, unsigned int lasts,
 			int64_t timeout_ns)
 {
+	return pto_test_reap_lasts_sched(q, out, NULL, max, lasts, timeout_ns);
+}
+
+/* pto_queue_reap(), and the scheduler records when @sched is given. */
+static int reap_some(struct pto_queue *q, struct pto_cqe *out,
+		     struct pto_sched_rec *sched, unsigned int got,
+		     unsigned int max)
+{
+	return pto_queue_reap_sched(q, out + got, NULL,
+				    sched ? sched + got : NULL, NULL,
+				    max - got);
+}
+
+int pto_test_reap_lasts_sched(struct pto_queue *q, struct pto_cqe *out,
+			      struct pto_sched_rec *sched, unsigned int max,
+			      unsigned int lasts, int64_t timeout_ns)
+{
 	int64_t deadline = pto_test_now_ns() + timeout_ns;
 	unsigned int got = 0, seen = 0;
 
 	for (;;) {
-		int n = pto_queue_reap(q, out + got, max - got), i, ret;
+		int n = reap_some(q, out, sched, got, max), i, ret;
 
 		if (n < 0)
 			return n;
@@ -157,7 +174,7 @@ int pto_test_reap_lasts(struct pto_queue *q, struct pto_cqe *out,
 		ret = pto_queue_wait(q, deadline);
 		if (ret == -ETIME && pto_test_now_ns() >= deadline) {
 			/* One last look: the wait may have moved held ones. */
-			n = pto_queue_reap(q, out + got, max - got);
+			n = reap_some(q, out, sched, got, max);
 			if (n > 0) {
 				for (i = 0; i < n; i++)
 					seen += !!(out[got + i].info.flags &
