@@ -418,6 +418,7 @@ struct bench {
 	struct pto_kernel *k_empty_aic;
 	struct pto_kernel *k_gate;
 	struct pto_tensor *gate_ws;
+	uint64_t gate_retired;
 	int reps;
 	bool quick;
 	char err[512];
@@ -661,6 +662,8 @@ static struct pto_task_desc empty_task(struct bench *B)
 /*
  * Push the gate: an AIV task held at a SOFT barrier until gate_open(); of
  * its two blocks, block 1 ends at once and block 0 waits for the host.
+ * The device's retired count is kept so that gate_open() can tell a gate
+ * that ended (faulted, timed out) from one still on its way.
  */
 static int gate_push(struct bench *B, uint32_t flags)
 {
@@ -675,17 +678,87 @@ static int gate_push(struct bench *B, uint32_t flags)
 		.scalars = &used,
 		.num_scalars = 1,
 	};
+	struct drm_pto_npu_counters c;
+	int ret;
 
 	memset(pto_tensor_data(ws), 0, 64);
+	if ((ret = query_counters(B, &c))) {
+		berr(B, "counters: %s", pto_strerror(ret));
+		return ret;
+	}
+	B->gate_retired = c.retired;
 	return push(B, &d);
 }
 
-/* The host is the gate's second participant, in place of block 1. */
-static void gate_open(struct bench *B)
+/*
+ * The host is the gate's second participant, in place of block 1. It may
+ * add only after block 0 has arrived: an arrival that finds the counter
+ * already at 1 is refused by the workspace contract (STATUS_WORKSPACE).
+ * So wait, bounded by the device's progress, until the counter reads 1:
+ * block 0 is then provably at the barrier. A task retiring meanwhile (the
+ * chain depends on the gate, so only the gate can) ends the wait; the
+ * wall-clock limit is a last resort against a device that stops.
+ */
+static int gate_open(struct bench *B)
+{
+	int32_t *c = pto_tensor_data(B->gate_ws);
+	int64_t deadline = now_ns() + DRAIN_TIMEOUT_NS;
+	struct drm_pto_npu_counters k;
+	int32_t v;
+	int ret;
+
+	for (;;) {
+		v = __atomic_load_n(c, __ATOMIC_SEQ_CST);
+		if (v == 1) {
+			__atomic_fetch_add(c, 1, __ATOMIC_SEQ_CST);
+			return 0;
+		}
+		if (v) {
+			berr(B, "gate: workspace counter %d, expected 0 or 1", v);
+			return -EPROTO;
+		}
+		if ((ret = query_counters(B, &k))) {
+			berr(B, "counters: %s", pto_strerror(ret));
+			return ret;
+		}
+		if (k.retired != B->gate_retired) {
+			berr(B, "gate: a task ended before block 0 reached the barrier");
+			return -EPROTO;
+		}
+		if (now_ns() > deadline) {
+			berr(B, "gate: block 0 not at the barrier after %lld s",
+			     (long long)(DRAIN_TIMEOUT_NS / 1000000000));
+			return -ETIMEDOUT;
+		}
+		usleep(50);
+	}
+}
+
+/*
+ * On an error path after the doorbell: release block 0 whether or not it
+ * has arrived, so that the drain that follows sees the gate end (OK, or
+ * WORKSPACE if the add came first) rather than a barrier left waiting.
+ */
+static void gate_force(struct bench *B)
 {
 	int32_t *c = pto_tensor_data(B->gate_ws);
 
 	__atomic_fetch_add(c, 1, __ATOMIC_SEQ_CST);
+}
+
+/*
+ * gate_open() failed: release the gate and reap the @ntasks tasks behind
+ * it, so that the next repetition starts on an empty queue; the error
+ * reported stays gate_open()'s.
+ */
+static void gate_abort(struct bench *B, unsigned int ntasks)
+{
+	char err[sizeof(B->err)];
+
+	memcpy(err, B->err, sizeof(err));
+	gate_force(B);
+	drain(B, ntasks, true);
+	memcpy(B->err, err, sizeof(err));
 }
 
 /* ------------------------------------------------------------ row 1 */
@@ -1593,7 +1666,10 @@ static int chain_gaps(struct bench *B, struct row *r, unsigned int len,
 			return ret;
 	if ((ret = doorbell(B, len + 1, &first_id)))
 		return ret;
-	gate_open(B);
+	if ((ret = gate_open(B))) {
+		gate_abort(B, len + 1);
+		return ret;
+	}
 	if ((ret = drain(B, len + 1, false)))
 		return ret;
 
@@ -2210,14 +2286,15 @@ static void row10_memory(struct bench *B)
 		}
 		t0 = now_ns();
 		if ((ret = doorbell(B, n + 1, NULL))) {
-			gate_open(B);
+			gate_force(B);
 			goto fail;
 		}
 		t0 = now_ns() - t0;
 		m1 = kmem_bytes(false, &s1, &v1);
 		p1 = spare_bytes(B, &spares_ok);
-		gate_open(B);
-		if ((ret = drain(B, n + 1, false))) {
+		if ((ret = gate_open(B)))
+			gate_abort(B, n + 1);
+		if (ret || (ret = drain(B, n + 1, false))) {
 			if (rep_failed(&r, B->err, rep))
 				break;
 			continue;
@@ -2980,6 +3057,34 @@ static void sleep_until(int64_t t_ns)
 		;
 }
 
+/*
+ * Wait until @want units more than @base have been handed to cores: the
+ * load is then running, whatever the host's speed. Paced by polling the
+ * device's counters; a wall-clock limit only against a device that stops.
+ */
+static int r12_wait_units(struct bench *L, uint64_t base, unsigned int want)
+{
+	int64_t deadline = now_ns() + DRAIN_TIMEOUT_NS;
+	struct drm_pto_npu_counters c;
+	int ret;
+
+	for (;;) {
+		if ((ret = query_counters(L, &c))) {
+			berr(L, "counters: %s", pto_strerror(ret));
+			return ret;
+		}
+		if (c.units >= base + want)
+			return 0;
+		if (now_ns() > deadline) {
+			berr(L, "load: %llu of %u tasks on cores after %lld s",
+			     (unsigned long long)(c.units - base), want,
+			     (long long)(DRAIN_TIMEOUT_NS / 1000000000));
+			return -ETIMEDOUT;
+		}
+		usleep(200);
+	}
+}
+
 /* What the load did around the probe, from the load's CQEs. */
 static void r12_load_extras(struct bench *L, struct row *r,
 			    const struct pto_block_info *p)
@@ -3013,7 +3118,9 @@ static void r12_load_extras(struct bench *L, struct row *r,
 static void row12_start_delay(struct bench *B)
 {
 	unsigned int nload = (unsigned int)sysconf(_SC_NPROCESSORS_ONLN) + 3;
+	unsigned int nstart = nload < B->aiv ? nload : B->aiv;
 	int rep, reps = B->reps < 7 ? B->reps : 7;
+	struct drm_pto_npu_counters units;
 	struct pto_kernel *k_spin = NULL;
 	struct pto_block_info idle, busy;
 	struct bench L = { 0 };
@@ -3026,7 +3133,7 @@ static void row12_start_delay(struct bench *B)
 	r.id = "12";
 	r.title = "start delay on an idle core, CPUs busy";
 	snprintf(what, sizeof(what),
-		 "one empty one-block AIC task submitted %d ms into %u one-block AIV tasks of ~%d ms of scalar ALU work each (online CPUs + 3, another context): its ts_dispatch -> ts_start vs the device's scheduling quantum",
+		 "one empty one-block AIC task submitted %d ms after %u one-block AIV tasks of ~%d ms of scalar ALU work each (online CPUs + 3, another context) were all on cores: its ts_dispatch -> ts_start vs the device's scheduling quantum",
 		 R12_PROBE_AFTER_MS, nload, R12_LOAD_MS);
 	r.what = what;
 	r.a_label = "start delay under load";
@@ -3064,13 +3171,19 @@ static void row12_start_delay(struct bench *B)
 		row_extra(&r, "idle_submit_to_start_us",
 			  ((double)idle.ts_start - (double)t_sub) / 1e3);
 
-		if (r12_push_load(&L, k_spin, outer, nload)) {
+		if (query_counters(&L, &units) ||
+		    r12_push_load(&L, k_spin, outer, nload)) {
 			row_fail(&r, "error", "load: %s", L.err);
 			break;
 		}
+		/* Every load task on a core first, then into its run. */
+		ret = r12_wait_units(&L, units.units, nstart);
 		t_load = now_ns();
 		sleep_until(t_load + R12_PROBE_AFTER_MS * INT64_C(1000000));
-		ret = r12_probe(B, &busy, &t_busy);
+		if (!ret)
+			ret = r12_probe(B, &busy, &t_busy);
+		else
+			memcpy(B->err, L.err, sizeof(B->err));
 		/* The next repetition starts on an idle device either way. */
 		if (drain(&L, nload, false)) {
 			if (rep_failed(&r, L.err, rep))
