@@ -217,7 +217,7 @@ KERNEL ?= debug
 NPROC := $(shell nproc 2>/dev/null || echo 2)
 
 check: deps kernel
-	@$(MAKE) -s -j$(NPROC) user selftests $(UNIT_BINS)
+	@$(MAKE) -s -j$(NPROC) user selftests $(UNIT_BINS) $(BUILD)/bench/pto-bench
 	@$(VMDIR)/check.sh $(BUILD) "$(CHECK_KERNELS)"
 
 # The examples on the bench kernel, repeated (DEMO_REPS, default 9), with
@@ -271,7 +271,7 @@ $(BUILD)/bench/peer/pto-peer: tools/bench/peer/pto_peer.c $(LIBPTO_SO) $(LIBPTO_
 #   make vm-test T="queue_uapi fuzz kunit" [VMENV="NAME=VALUE ..."]
 vm-test: deps kernel
 	@[ -n "$(T)" ] || { echo 'vm-test: name the kselftests, e.g. make vm-test T="queue_uapi"' >&2; exit 2; }
-	@$(MAKE) -s user selftests
+	@$(MAKE) -s user selftests $(BUILD)/bench/pto-bench
 	@$(VMDIR)/vm.sh --mode check --only "$(T)" $(if $(VMENV),--env "$(VMENV)") --build $(BUILD) --kernel $(KERNEL) --log $(BUILD)/vm/vm-test.log
 	@python3 $(VMDIR)/parse-results.py --expect-kselftests "$(T)" $(BUILD)/vm/vm-test.log
 

@@ -755,9 +755,14 @@ PTO_API int pto_graph_write_deps(const struct pto_graph *g, const char *path)
 		} else {
 			fputs("null", f);
 		}
-		fprintf(f, "}, \"split_mode\": \"%s\", \"tensors\": [",
+		fprintf(f, "}, \"split_mode\": \"%s\", ",
 			t->kernel[0] && t->kernel[1] ?
 			(t->split_mode ? "UP_DOWN" : "NONE") : "none");
+		/* The ring's slots as the device ran it (0: the default). */
+		if (t->kernel[0] && t->kernel[1])
+			fprintf(f, "\"slot_num\": %u, ",
+				t->slot_num ? t->slot_num : PTO_DEFAULT_SLOT_NUM);
+		fputs("\"tensors\": [", f);
 		for (k = 0; k < t->num_tensors; k++)
 			fprintf(f, "%s%u", k ? ", " : "", t->tensor_off + k);
 		fputs("]}", f);

@@ -17,9 +17,12 @@
  * Exit status: 0 when every row ran (a missed target is not a failure),
  * 1 when a row broke (error status), 2 for bad usage or no device.
  *
- * usage: pto-bench [-r REPS] [-q] [-R ROWS] [-P 1|2] [-t]
+ * usage: pto-bench [-r REPS] [-q] [-s] [-R ROWS] [-P 1|2] [-t]
  *	-r REPS  repetitions per row (default 15, 3..31)
- *	-q       quick: fewer tasks per measurement (a smoke test)
+ *	-q       quick: fewer tasks per measurement
+ *	-s       smoke test (make check): -q, one repetition, every row
+ *		 reported as a TAP result (not ok: the row broke), no target
+ *		 judged and no figures printed
  *	-R ROWS  row numbers to run, separated by ',' or '+' (default all: 1..14)
  *	-P 1|2   only the rows of pass 1 (measured on one vCPU) or of pass 2
  *		 (row 4, which needs cores running in parallel; see
@@ -257,6 +260,9 @@ struct row {
 };
 
 static int g_errors;
+/* -s: every row once, as TAP (make check); no target judged, no figures. */
+static bool g_smoke;
+static int g_tap_n;
 
 static void row_init(struct row *r)
 {
@@ -369,6 +375,16 @@ static void row_emit(struct row *r)
 		row_fail(r, "error", "only %d good repetitions", r->a.n);
 	if (!strcmp(r->status, "error"))
 		g_errors++;
+	if (g_smoke) {
+		bool ok = strcmp(r->status, "error") != 0;
+
+		if (*r->note)
+			printf("# row %s: %s\n", r->id, r->note);
+		printf("%s %d row %s: %s%s\n", ok ? "ok" : "not ok", ++g_tap_n,
+		       r->id, r->title, ok ? "" : " (error)");
+		fflush(stdout);
+		return;
+	}
 	metric = r->target_on_a ? ra.median : rr.median;
 	if (r->op != T_NONE && !strcmp(r->status, "ok") && isfinite(metric))
 		met = r->op == T_GE ? metric >= r->target : metric <= r->target;
@@ -3443,13 +3459,16 @@ int main(int argc, char **argv)
 	int opt, pass = 0;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	while ((opt = getopt(argc, argv, "r:qR:tP:")) != -1) {
+	while ((opt = getopt(argc, argv, "r:qsR:tP:")) != -1) {
 		switch (opt) {
 		case 'r':
 			B.reps = atoi(optarg);
 			break;
 		case 'q':
 			B.quick = true;
+			break;
+		case 's':
+			g_smoke = true;
 			break;
 		case 'R':
 			rows = optarg;
@@ -3465,11 +3484,14 @@ int main(int argc, char **argv)
 			}
 			break;
 		default:
-			fprintf(stderr, "usage: pto-bench [-r REPS] [-q] [-R ROWS] [-P 1|2] [-t]\n");
+			fprintf(stderr, "usage: pto-bench [-r REPS] [-q] [-s] [-R ROWS] [-P 1|2] [-t]\n");
 			return 2;
 		}
 	}
-	if (B.reps < 3 || B.reps > MAX_REPS) {
+	if (g_smoke) {
+		B.reps = 1;
+		B.quick = true;
+	} else if (B.reps < 3 || B.reps > MAX_REPS) {
 		fprintf(stderr, "pto-bench: -r wants 3..%d\n", MAX_REPS);
 		return 2;
 	}
@@ -3536,6 +3558,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "pto-bench: queue still busy at exit\n");
 	free(B.cqe);
 	pto_device_close(B.dev);
-	printf("=== PTO-BENCH-END errors=%d\n", g_errors);
+	if (g_smoke)
+		printf("1..%d\n", g_tap_n);
+	else
+		printf("=== PTO-BENCH-END errors=%d\n", g_errors);
 	return g_errors ? 1 : 0;
 }

@@ -7,7 +7,7 @@
 # only on cores running at once: row 4 beside it). Then
 # tools/demo/summary.py (medians, gains, build/demo/summary.json, the
 # median runs into build/demo), tools/demo/confirm.py (every check
-# enforced) and tools/demo/render.py (a before/after picture per
+# enforced, build/demo/confirm.json) and tools/demo/render.py (a before/after picture per
 # technique, from the median runs).
 #
 # usage: run.sh BUILD_DIR
@@ -37,5 +37,12 @@ echo
 /usr/bin/env python3 "$here/confirm.py" "$build/demo" || ok=1
 /usr/bin/env python3 "$here/render.py" --demo "$build/demo" ||
 	echo "demo: no before/after pictures (tools/demo/render.py failed)" >&2
-echo "demo: build/demo/summary.json; the median runs' traces in build/demo/, every run in build/demo/runs/"
+# SIMPLER_DIR: a hw-native-sys/simpler checkout; its four profiling tools
+# then read the median runs' PyPTO-format profiles, unchanged.
+if [ -n "${SIMPLER_DIR:-}" ]; then
+	/usr/bin/env python3 "$here/test_simpler_tools.py" --simpler "$SIMPLER_DIR" \
+		"$build/demo" >"$build/demo/simpler-tools.tap" 2>&1 || ok=1
+	echo "demo: simpler's tools on the profiles: $(grep -c '^ok' "$build/demo/simpler-tools.tap") ok, $(grep -c '^not ok' "$build/demo/simpler-tools.tap") not ok (build/demo/simpler-tools.tap)"
+fi
+echo "demo: build/demo/summary.json (each technique's gain), build/demo/confirm.json (each check); the median runs' traces and PyPTO-format profile directories in build/demo/, every run in build/demo/runs/"
 exit $ok

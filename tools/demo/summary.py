@@ -12,12 +12,16 @@ earliest dispatch, as confirm.py and render.py compute it), and writes:
 
   OUT_DIR/<file>           for each form, the files of the repetition
                            nearest its median (the run the before/after
-                           picture and confirm.py then look at), and
+                           picture and confirm.py then look at) and its
+                           PyPTO/simpler profile directory OUT_DIR/<form>/
+                           (simpler's tools read it), and
                            examples.txt (an example's worst exit status)
   OUT_DIR/runs/repK/       every repetition's files
   OUT_DIR/summary.json     per technique: each form's median and spread
                            (quartiles, min, max, n) in us, the gain
-                           (slow median / fast median), the bench's ratio
+                           (slow median / fast median) and gain_p (a
+                           one-sided rank test over the repetitions that
+                           the slow form is slower), the bench's ratio
                            for it from the same boot, the confirm verdict
                            (tools/demo/confirm.py on the median runs), and an exception
                            text where the gain cannot show here
@@ -107,7 +111,10 @@ def split_reps(raw, runs):
             continue
         d = os.path.join(runs, rep)
         os.makedirs(d, exist_ok=True)
-        if name == 'examples.txt':
+        if os.path.isdir(path):
+            # A graph's PyPTO/simpler profile directory.
+            shutil.copytree(path, os.path.join(d, name), dirs_exist_ok=True)
+        elif name == 'examples.txt':
             with open(path) as src, open(os.path.join(d, name), 'a') as dst:
                 dst.write(src.read())
         else:
@@ -175,6 +182,10 @@ def main():
             src = os.path.join(runs, rep, name + ext)
             if os.path.exists(src):
                 shutil.copy(src, os.path.join(out, name + ext))
+        # Its PyPTO/simpler profile, beside its swimlane.
+        prof = os.path.join(runs, rep, name)
+        if os.path.isdir(prof):
+            shutil.copytree(prof, os.path.join(out, name), dirs_exist_ok=True)
     worst = {}
     for rep in reps:
         try:
@@ -217,6 +228,9 @@ def main():
         # The gain's spread: worst and best quartile pairings.
         ent['gain_range'] = [round(s['q1_us'] / f['q3_us'], 3) if f['q3_us'] else None,
                              round(s['q3_us'] / f['q1_us'], 3) if f['q1_us'] else None]
+        # How sure the gain is: a one-sided rank test over the
+        # repetitions that the slow form's figures exceed the fast one's.
+        ent['gain_p'] = float('%.3g' % confirm.rank_p_greater(src[slow], src[fast]))
         ent['bench'] = bench_gain(rows.get(row), direction)
         ent['bench_row'] = row
         vs = verdicts.get(CONFIRM_NAME[key], [])
@@ -246,10 +260,11 @@ def print_table(summary):
     print()
     print('Each technique: makespan in us (early resolve: the median producer end -> '
           'consumer start gap), median [quartiles] of %d repetitions; gain = slow / fast; '
+          'p: one-sided rank test over the repetitions that the slow form is slower; '
           'bench: make bench\'s ratio for it, same direction, same boot' %
           summary['repetitions'])
-    hdr = '%-18s %-24s %-24s %-7s %-18s %-8s %s' % ('technique', 'slow form', 'fast form',
-                                                   'gain', 'bench', 'confirm', 'note')
+    hdr = '%-18s %-24s %-24s %-7s %-8s %-18s %-8s %s' % (
+        'technique', 'slow form', 'fast form', 'gain', 'p', 'bench', 'confirm', 'note')
     print(hdr)
     print('-' * len(hdr))
     for t in summary['techniques']:
@@ -258,9 +273,9 @@ def print_table(summary):
             continue
         b = t.get('bench')
         bs = '%.2f [%.2f..%.2f]' % (b['gain'], b['q1'], b['q3']) if b else '-'
-        print('%-18s %-24s %-24s %-7s %-18s %-8s %s' % (
+        print('%-18s %-24s %-24s %-7s %-8s %-18s %-8s %s' % (
             t['title'], fmt_form(t['slow']), fmt_form(t['fast']),
-            '%.2f' % t['gain'] if t['gain'] else '-', bs,
+            '%.2f' % t['gain'] if t['gain'] else '-', '%.2g' % t['gain_p'], bs,
             'ok' if t['confirm']['ok'] else 'FAILED',
             ('EXCEPTION: ' + t['exception']) if t.get('exception') else ''))
 

@@ -10,9 +10,10 @@
 #                      repetition writes /pto/out/repN/ and its files are
 #                      exported as "repN--<file>" (1: /pto/out, plain names)
 #   PTO_DEMO_ONLY      only these examples, separated by ':' (default all)
-# With one repetition the examples also write PyPTO/simpler profiles
-# (PTO_TRACE_FORMAT=simpler: a directory per graph), exported as
-# "<graph>/<file>" for tools/demo/test_simpler_tools.py.
+# The examples also write PyPTO/simpler profiles (PTO_TRACE_FORMAT=simpler:
+# a directory per graph, written after the graph's run), exported as
+# "<graph>/<file>" ("repN--<graph>/<file>"), for tools/demo/summary.py and
+# tools/demo/test_simpler_tools.py.
 #   PTO_DEMO_BENCH_ROWS, PTO_DEMO_BENCH_REPS
 #                      then run those rows of pto-bench (rows separated by
 #                      ':'), its PTO-BENCH lines on the console, so that the
@@ -55,11 +56,7 @@ while [ "$r" -le "$reps" ]; do
 		name=$(basename "$ex")
 		wanted "$name" || continue
 		echo "== $name"
-		if [ "$reps" = 1 ]; then
-			(cd "$dir" && PTO_TRACE_DIR=$dir PTO_TRACE_FORMAT=simpler "$ex")
-		else
-			(cd "$dir" && PTO_TRACE_DIR=$dir "$ex")
-		fi
+		(cd "$dir" && PTO_TRACE_DIR=$dir PTO_TRACE_FORMAT=simpler "$ex")
 		rc=$?
 		echo "$name $rc" >>"$dir/examples.txt"
 		[ $rc = 0 ] || fails=$((fails + 1))
@@ -67,11 +64,9 @@ while [ "$r" -le "$reps" ]; do
 	for f in "$dir"/*.json "$dir/examples.txt"; do
 		[ -f "$f" ] && export_file "$f" "$prefix"
 	done
-	if [ "$reps" = 1 ]; then
-		for f in "$dir"/*/*.json; do
-			[ -f "$f" ] && export_file "$f" "$(basename "$(dirname "$f")")/"
-		done
-	fi
+	for f in "$dir"/*/*.json; do
+		[ -f "$f" ] && export_file "$f" "$prefix$(basename "$(dirname "$f")")/"
+	done
 	# Each repetition's files leave the VM's memory once exported.
 	[ "$reps" -gt 1 ] && rm -rf "$dir"
 	r=$((r + 1))

@@ -120,7 +120,7 @@ suite_budget() {
 	gm_mmap | mixed_ring | syncall_hard | tasks_lifetime | tasks_run | \
 		soak | examples) echo 360 ;;
 	fuzz | queue_uapi) echo 480 ;;
-	fairness) echo 720 ;;
+	fairness | bench) echo 720 ;;
 	tasks_graph) echo 720 ;;
 	faults) echo 900 ;;
 	*) echo 300 ;;
@@ -284,6 +284,21 @@ sanitize_on() {
 		echo "# sanitizer on: $(cat /sys/module/pto_npu/parameters/sanitize), non-coherent GM: $(cat /sys/module/pto_npu/parameters/noncoherent)"
 }
 
+# Every pto-bench row once (pto-bench -s, one TAP result a row): a row
+# that errors, hangs (the suite's budget) or leaks (the kmemleak scan
+# after the suites) fails make check. Targets are not judged here.
+bench_suite() {
+	suite vm bench
+	if [ -x /pto/bench/pto-bench ]; then
+		run_suite bench /pto/bench/pto-bench -s
+		suite_end bench $?
+	else
+		echo "1..1"
+		echo "not ok 1 pto-bench is in the image (build/bench/pto-bench)"
+		suite_end bench 1
+	fi
+}
+
 # make vm-test T="a b": only those kselftests ("kunit": the KUnit suites),
 # then the kmemleak scan.
 if [ "$mode" = check ] && [ -n "$only" ]; then
@@ -297,6 +312,10 @@ if [ "$mode" = check ] && [ -n "$only" ]; then
 		if [ "$name" = vm ]; then
 			vm_tests
 			sanitize_on
+			continue
+		fi
+		if [ "$name" = bench ]; then
+			bench_suite
 			continue
 		fi
 		suite kselftest "$name"
@@ -354,6 +373,7 @@ check)
 		echo "not ok 1 every example checks its result"
 	fi
 	suite_end examples 0
+	bench_suite
 	unload
 	leak_scan
 	finish

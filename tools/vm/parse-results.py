@@ -27,6 +27,10 @@ SPLAT = re.compile(
     r'unreferenced object 0x|list_add corruption|list_del corruption|'
     r'sleeping function called from invalid context|Call Trace:)')
 
+# Suites of kind "vm" that a name in --expect-kselftests may ask for: the
+# pto-bench smoke run (tools/vm/init.sh, bench_suite).
+VM_SUITES = ('bench',)
+
 
 def strip_console(line):
     # "[   12.345678] text" -> "text"
@@ -183,6 +187,9 @@ def main():
             if name in ('kunit', 'vm'):
                 if not any(l == label and kind == name for l, kind, _ in seen):
                     summary.fail(prefix + name, 'suites ran', ['no %s suite started in the VM' % name])
+            elif name in VM_SUITES:
+                if (label, 'vm', name) not in seen:
+                    summary.fail(prefix + 'vm/' + name, 'suite ran', ['never started in the VM'])
             elif (label, 'kselftest', name) not in seen:
                 summary.fail(prefix + 'kselftest/' + name, 'suite ran', ['never started in the VM'])
 
