@@ -371,12 +371,15 @@ def main():
     scratch = args.keep or tempfile.mkdtemp(prefix='pto-simpler-')
     n = failed = 0
     for src in profiles:
-        name = os.path.basename(src)
-        d = os.path.join(scratch, name)
+        # Each profile against the trace beside it (make demo keeps every
+        # repetition's in runs/repK/, the median one's at the top).
+        graph = os.path.basename(src)
+        name = os.path.relpath(src, args.traces)
+        d = os.path.join(scratch, name.replace(os.sep, '__'))
         shutil.rmtree(d, ignore_errors=True)
         shutil.copytree(src, d)
         try:
-            deps, bars = ours(args.traces, name)
+            deps, bars = ours(os.path.dirname(src), graph)
         except (OSError, ValueError) as e:
             deps, bars = None, None
             why = 'our own %s.trace.json/.deps.json: %s' % (name, e)
