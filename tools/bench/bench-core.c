@@ -265,6 +265,67 @@ void row_pair(struct row *r, double a, double b)
 	series_add(&r->ratio, b != 0 ? a / b : NAN);
 }
 
+/* row_init() with the row's header, r->what formatted from @what. */
+void row_start(struct row *r, const struct row_head *h, const char *what, ...)
+{
+	va_list ap;
+
+	row_init(r);
+	r->id = h->id;
+	r->title = h->title;
+	r->a_label = h->a_label;
+	r->a_unit = h->a_unit;
+	r->b_label = h->b_label;
+	r->b_unit = h->b_unit;
+	r->ratio_def = h->ratio_def;
+	r->op = h->op;
+	r->target = h->target;
+	r->target_on_a = h->target_on_a;
+	r->target_text = h->target_text;
+	va_start(ap, what);
+	vsnprintf(r->what_buf, sizeof(r->what_buf), what, ap);
+	va_end(ap);
+	r->what = r->what_buf;
+}
+
+/* The row broke before its first repetition: emit it as an error. */
+void row_error(struct row *r, const char *err)
+{
+	row_fail(r, "error", "%s", err);
+	row_emit(r);
+}
+
+static double mean2(double x, double y, bool rates)
+{
+	return rates ? 2 / (1 / x + 1 / y) : (x + y) / 2;
+}
+
+/*
+ * The repetition loop of most rows: each repetition measures A, B, B, A
+ * (B, A, A, B with ABBA_B_FIRST) and pairs the mean of each form (with
+ * ABBA_RATES, of the times behind the rates). A failed measurement fails
+ * the repetition (rep_failed()); three end the row. The caller emits it.
+ */
+void row_abba(struct bench *B, struct row *r, row_form_fn form,
+	      const void *arg, int flags)
+{
+	bool bf = flags & ABBA_B_FIRST, rates = flags & ABBA_RATES;
+	double v[4], x, y;
+	int rep;
+
+	for (rep = 0; rep < B->reps; rep++) {
+		if (form(B, r, bf, arg, &v[0]) || form(B, r, !bf, arg, &v[1]) ||
+		    form(B, r, !bf, arg, &v[2]) || form(B, r, bf, arg, &v[3])) {
+			if (rep_failed(r, B->err, rep))
+				break;
+			continue;
+		}
+		x = mean2(v[0], v[3], rates);
+		y = mean2(v[1], v[2], rates);
+		row_pair(r, bf ? y : x, bf ? x : y);
+	}
+}
+
 static void jb_summary(struct jbuf *j, const char *key, const char *label,
 		       const char *unit, const struct series *s)
 {

@@ -64,6 +64,8 @@ struct extra {
  * ratio = a / b per repetition. The target applies to the ratio, or with
  * target_on_a to figure a itself.
  */
+struct bench;
+
 struct row {
 	const char *id;
 	const char *title;
@@ -81,7 +83,36 @@ struct row {
 	char status[32];
 	char note[1024];
 	int fails;
+	char what_buf[400];	/* r->what, as row_start() formats it */
 };
+
+/*
+ * A row's header: what the report says of the row, the same in every run.
+ * A row function writes it as a designated initializer and hands it to
+ * row_start(), with the sentence of what is compared (a printf format:
+ * it may name the row's sizes).
+ */
+struct row_head {
+	const char *id;
+	const char *title;
+	const char *a_label, *a_unit;
+	const char *b_label, *b_unit;
+	const char *ratio_def;
+	enum target_op op;
+	double target;
+	bool target_on_a;
+	const char *target_text;
+};
+
+/*
+ * One measurement of form A (@b false) or form B of a row, its figure in
+ * *v; @arg: the row's own parameters. 0, or an error with B->err set.
+ */
+typedef int (*row_form_fn)(struct bench *B, struct row *r, bool b,
+			   const void *arg, double *v);
+
+/* row_abba() flags: measure B A A B; the figures are rates (tasks/s). */
+enum { ABBA_B_FIRST = 1, ABBA_RATES = 2 };
 
 struct bench {
 	struct pto_device *dev;
@@ -127,6 +158,11 @@ bool rep_failed(struct row *r, const char *err, int rep);
 void row_extra(struct row *r, const char *key, double v);
 void row_pair(struct row *r, double a, double b);
 void row_emit(struct row *r);
+void row_start(struct row *r, const struct row_head *h, const char *what, ...)
+	__attribute__((format(printf, 3, 4)));
+void row_error(struct row *r, const char *err);
+void row_abba(struct bench *B, struct row *r, row_form_fn form,
+	      const void *arg, int flags);
 /* bench-dev.c */
 void berr(struct bench *B, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

@@ -58,32 +58,26 @@ int empty_batch(struct bench *B, struct row *r, unsigned int n,
 
 void row1_overhead(struct bench *B)
 {
+	static const struct row_head head = {
+		.id = "1",
+		.title = "per-task overhead vs null ioctl",
+		.a_label = "empty task", .a_unit = "us/task",
+		.b_label = "null ioctl", .b_unit = "us/call",
+		.ratio_def = "task / null ioctl",
+		.op = T_LE, .target = 2.0,
+		.target_text = "task <= 2 x null ioctl",
+	};
 	unsigned int n = B->quick ? 500 : 2000;
 	int nio = B->quick ? 2000 : 10000, rep;
-	static char what[160];
 	struct row r;
 	double task_us, io_us;
 
-	row_init(&r);
-	r.id = "1";
-	r.title = "per-task overhead vs null ioctl";
-	snprintf(what, sizeof(what),
-		 "empty AIV task (END), %u per doorbell, push to last CQE vs DRM_IOCTL_PTO_NPU_QUERY size 0",
-		 n);
-	r.what = what;
-	r.a_label = "empty task";
-	r.a_unit = "us/task";
-	r.b_label = "null ioctl";
-	r.b_unit = "us/call";
-	r.ratio_def = "task / null ioctl";
-	r.op = T_LE;
-	r.target = 2.0;
-	r.target_text = "task <= 2 x null ioctl";
-
+	row_start(&r, &head,
+		  "empty AIV task (END), %u per doorbell, push to last CQE vs DRM_IOCTL_PTO_NPU_QUERY size 0",
+		  n);
 	/* Warm up: page in the rings, spawn the workers. */
 	if (empty_batch(B, NULL, n, NULL, &task_us)) {
-		row_fail(&r, "error", "%s", B->err);
-		row_emit(&r);
+		row_error(&r, B->err);
 		return;
 	}
 	for (rep = 0; rep < B->reps; rep++) {
@@ -136,43 +130,32 @@ static int fan_or_chain(struct bench *B, struct row *r, unsigned int n,
 	return 0;
 }
 
+/* Row 2's form A is the chain, B the fan; @arg: the number of tasks. */
+static int row2_form(struct bench *B, struct row *r, bool fan,
+		     const void *arg, double *tps)
+{
+	return fan_or_chain(B, r, *(const unsigned int *)arg, !fan, tps);
+}
+
 void row2_throughput(struct bench *B)
 {
+	static const struct row_head head = {
+		.id = "2",
+		.title = "scheduler throughput: chain vs fan",
+		.a_label = "chain", .a_unit = "tasks/s",
+		.b_label = "fan", .b_unit = "tasks/s",
+		.ratio_def = "chain / fan",
+		.op = T_GE, .target = 0.5,
+		.target_text = "chain >= 50% of fan",
+	};
 	unsigned int n = B->quick ? 500 : 2000;
-	static char what[160];
 	struct row r;
-	double fan, chain;
-	int rep;
 
-	row_init(&r);
-	r.id = "2";
-	r.title = "scheduler throughput: chain vs fan";
-	snprintf(what, sizeof(what),
-		 "%u empty tasks, each depending on the previous (chain) vs %u independent (fan); doorbell to last CQE",
-		 n, n);
-	r.what = what;
-	r.a_label = "chain";
-	r.a_unit = "tasks/s";
-	r.b_label = "fan";
-	r.b_unit = "tasks/s";
-	r.ratio_def = "chain / fan";
-	r.op = T_GE;
-	r.target = 0.5;
-	r.target_text = "chain >= 50% of fan";
-	for (rep = 0; rep < B->reps; rep++) {
-		double fan2, chain2;
-
-		if (fan_or_chain(B, &r, n, false, &fan) ||
-		    fan_or_chain(B, &r, n, true, &chain) ||
-		    fan_or_chain(B, &r, n, true, &chain2) ||
-		    fan_or_chain(B, &r, n, false, &fan2)) {
-			if (rep_failed(&r, B->err, rep))
-				break;
-			continue;
-		}
-		/* Rates: average the times, not the rates. */
-		row_pair(&r, 2 / (1 / chain + 1 / chain2), 2 / (1 / fan + 1 / fan2));
-	}
+	row_start(&r, &head,
+		  "%u empty tasks, each depending on the previous (chain) vs %u independent (fan); doorbell to last CQE",
+		  n, n);
+	/* Fan first: B A A B. Rates: average the times, not the rates. */
+	row_abba(B, &r, row2_form, &n, ABBA_B_FIRST | ABBA_RATES);
 	row_emit(&r);
 }
 
@@ -215,30 +198,25 @@ static int infer_batch(struct bench *B, unsigned int n, bool chain, bool dirs,
 
 void row13_infer(struct bench *B)
 {
+	static const struct row_head head = {
+		.id = "13",
+		.title = "dependency inference overhead per task",
+		.a_label = "inferred chain", .a_unit = "us/task",
+		.b_label = "explicit chain", .b_unit = "us/task",
+		.ratio_def = "inferred / explicit",
+		.op = T_LE, .target = 1.25,
+		.target_text = "inferred <= 1.25 x explicit",
+	};
 	unsigned int n = B->quick ? 500 : 2000;
-	static char what[200];
 	struct row r;
 	double c_dir, c_exp, f_dir, f_exp;
 	int rep;
 
-	row_init(&r);
-	r.id = "13";
-	r.title = "dependency inference overhead per task";
-	snprintf(what, sizeof(what),
-		 "%u empty tasks with one tensor, a chain by INOUT directions vs by named deps (-1); independent: IN vs none, in extras",
-		 n);
-	r.what = what;
-	r.a_label = "inferred chain";
-	r.a_unit = "us/task";
-	r.b_label = "explicit chain";
-	r.b_unit = "us/task";
-	r.ratio_def = "inferred / explicit";
-	r.op = T_LE;
-	r.target = 1.25;
-	r.target_text = "inferred <= 1.25 x explicit";
+	row_start(&r, &head,
+		  "%u empty tasks with one tensor, a chain by INOUT directions vs by named deps (-1); independent: IN vs none, in extras",
+		  n);
 	if (infer_batch(B, n, true, true, &c_dir)) {
-		row_fail(&r, "error", "%s", B->err);
-		row_emit(&r);
+		row_error(&r, B->err);
 		return;
 	}
 	for (rep = 0; rep < B->reps; rep++) {
@@ -270,30 +248,12 @@ void row13_infer(struct bench *B)
  * tasks, all scheduler work, on a profiling queue vs a plain one,
  * alternated.
  */
-void row15_profile(struct bench *B)
+/* Row 15's two queues, profiling and plain, created before the row. */
+static int r15_queues(struct bench *B, struct pto_queue *qs[2])
 {
-	unsigned int n = B->quick ? 500 : 2000, m;
 	static const uint32_t qflags[2] = { 0, PTO_QUEUE_PROFILE };
-	struct pto_queue *qs[2] = { NULL }, *saved = B->q;
-	static char what[200];
-	struct row r;
-	int rep;
+	unsigned int m;
 
-	row_init(&r);
-	r.id = "15";
-	r.title = "profiling queue vs plain queue, per task";
-	snprintf(what, sizeof(what),
-		 "empty AIV task (END), %u per doorbell, push to last CQE, on a queue with PTO_QUEUE_PROFILE (waits, scheduler records) vs without",
-		 n);
-	r.what = what;
-	r.a_label = "profiling";
-	r.a_unit = "us/task";
-	r.b_label = "plain";
-	r.b_unit = "us/task";
-	r.ratio_def = "profiling / plain";
-	r.op = T_LE;
-	r.target = 1.25;
-	r.target_text = "profiling <= 1.25 x plain";
 	for (m = 0; m < 2; m++) {
 		struct pto_queue_params p = {
 			.sq_slots = SQ_SLOTS, .cq_entries = CQ_ENTRIES,
@@ -302,9 +262,34 @@ void row15_profile(struct bench *B)
 
 		if (pto_queue_create_params(B->dev, &p, &qs[m])) {
 			berr(B, "queue with flags 0x%x", qflags[m]);
-			row_fail(&r, "error", "%s", B->err);
-			goto done;
+			return -1;
 		}
+	}
+	return 0;
+}
+
+void row15_profile(struct bench *B)
+{
+	static const struct row_head head = {
+		.id = "15",
+		.title = "profiling queue vs plain queue, per task",
+		.a_label = "profiling", .a_unit = "us/task",
+		.b_label = "plain", .b_unit = "us/task",
+		.ratio_def = "profiling / plain",
+		.op = T_LE, .target = 1.25,
+		.target_text = "profiling <= 1.25 x plain",
+	};
+	unsigned int n = B->quick ? 500 : 2000, m;
+	struct pto_queue *qs[2] = { NULL }, *saved = B->q;
+	struct row r;
+	int rep;
+
+	row_start(&r, &head,
+		  "empty AIV task (END), %u per doorbell, push to last CQE, on a queue with PTO_QUEUE_PROFILE (waits, scheduler records) vs without",
+		  n);
+	if (r15_queues(B, qs)) {
+		row_fail(&r, "error", "%s", B->err);
+		goto done;
 	}
 	for (rep = -1; rep < B->reps; rep++) {
 		double t[2];

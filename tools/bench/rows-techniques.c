@@ -75,11 +75,79 @@ static int spmd_form(struct bench *B, unsigned int n, bool spmd, double *us,
 	return 0;
 }
 
+/* One repetition of row 3, summed per form (0: N tasks, 1: one SPMD task). */
+struct r3_sums {
+	double us[2], intake_us[2];
+	uint64_t disp[2];
+	struct form_spans fs[2];
+};
+
+/* @inner runs of each form, the order alternating run by run: A B, then B A. */
+static int r3_rep(struct bench *B, unsigned int n, unsigned int inner,
+		  struct r3_sums *s)
+{
+	struct form_spans fs;
+	uint64_t disp, intake;
+	unsigned int k;
+	double us;
+
+	memset(s, 0, sizeof(*s));
+	for (k = 0; k < 2 * inner; k++) {
+		int spmd = (k & 1) ^ ((k >> 1) & 1);
+
+		if (spmd_form(B, n, spmd, &us, &disp, &intake, &fs))
+			return -1;
+		s->fs[spmd].to_dispatch_us += fs.to_dispatch_us;
+		s->fs[spmd].blocks_us += fs.blocks_us;
+		s->fs[spmd].to_drained_us += fs.to_drained_us;
+		s->us[spmd] += us;
+		s->disp[spmd] = disp;
+		s->intake_us[spmd] += intake / 1e3;
+	}
+	return 0;
+}
+
+static void r3_extras(struct row *r, const struct r3_sums *s, unsigned int n,
+		      unsigned int inner)
+{
+	int f;
+
+	row_extra(r, "n_tasks_dispatches", (double)s->disp[0]);
+	row_extra(r, "spmd_dispatches", (double)s->disp[1]);
+	row_extra(r, "n_tasks_push_and_doorbell_us", s->intake_us[0] / inner);
+	row_extra(r, "spmd_push_and_doorbell_us", s->intake_us[1] / inner);
+	row_extra(r, "n_tasks_us_per_block", s->us[0] / inner / n);
+	row_extra(r, "spmd_us_per_block", s->us[1] / inner / n);
+	for (f = 0; f < 2; f++) {
+		const char *pfx = f ? "spmd" : "n_tasks";
+		char key[64];
+
+		snprintf(key, sizeof(key), "%s_push_to_first_dispatch_us", pfx);
+		row_extra(r, key, s->fs[f].to_dispatch_us / inner);
+		snprintf(key, sizeof(key), "%s_first_start_to_last_finish_per_block_us", pfx);
+		row_extra(r, key, s->fs[f].blocks_us / inner / n);
+		snprintf(key, sizeof(key), "%s_last_finish_to_drained_us", pfx);
+		row_extra(r, key, s->fs[f].to_drained_us / inner);
+	}
+}
+
 static void row3_spmd(struct bench *B, unsigned int n)
 {
-	static char ids[3][8], what[3][200];
-	static int slot;
-	unsigned int inner = 960 / n, k;
+	char id[8];
+	struct row_head head = {
+		.id = id,
+		.title = n == 48 ? "N dispatches vs SPMD, N = 48" :
+			 n == 4 ? "N dispatches vs SPMD, N = 4" :
+				  "N dispatches vs SPMD, N = 480",
+		.a_label = "N tasks", .a_unit = "us",
+		.b_label = "1 SPMD task", .b_unit = "us",
+		.ratio_def = "N tasks / SPMD",
+		.op = n == 48 ? T_GE : T_NONE, .target = n == 48 ? 4.0 : 0,
+		.target_text = n == 48 ? "N tasks >= 4 x SPMD (N = 48)" :
+					 "none (target is for N = 48)",
+	};
+	unsigned int inner = 960 / n;
+	struct r3_sums s;
 	struct row r;
 	int rep;
 
@@ -89,81 +157,18 @@ static void row3_spmd(struct bench *B, unsigned int n)
 		inner = 25;
 	if (B->quick && inner > 5)
 		inner = 5;
-	row_init(&r);
-	snprintf(ids[slot], sizeof(ids[slot]), "3.%u", n);
-	snprintf(what[slot], sizeof(what[slot]),
-		 "%u single-block empty AIV tasks vs one SPMD task of %u blocks, one doorbell each form, push to last CQE (mean of %u runs of each per repetition, order A B B A)",
-		 n, n, inner);
-	r.id = ids[slot];
-	r.what = what[slot];
-	slot = (slot + 1) % 3;
-	r.title = n == 48 ? "N dispatches vs SPMD, N = 48" :
-		  n == 4 ? "N dispatches vs SPMD, N = 4" :
-			   "N dispatches vs SPMD, N = 480";
-	r.a_label = "N tasks";
-	r.a_unit = "us";
-	r.b_label = "1 SPMD task";
-	r.b_unit = "us";
-	r.ratio_def = "N tasks / SPMD";
-	if (n == 48) {
-		r.op = T_GE;
-		r.target = 4.0;
-		r.target_text = "N tasks >= 4 x SPMD (N = 48)";
-	} else {
-		r.target_text = "none (target is for N = 48)";
-	}
+	snprintf(id, sizeof(id), "3.%u", n);
+	row_start(&r, &head,
+		  "%u single-block empty AIV tasks vs one SPMD task of %u blocks, one doorbell each form, push to last CQE (mean of %u runs of each per repetition, order A B B A)",
+		  n, n, inner);
 	for (rep = 0; rep < B->reps; rep++) {
-		double sa = 0, sb = 0, us;
-		uint64_t da = 0, db = 0, disp, intake;
-		double ia = 0, ib = 0;
-		struct form_spans fs, sum[2] = {};
-		bool bad = false;
-		int f;
-
-		/* A B, then B A: the order alternates run by run. */
-		for (k = 0; k < 2 * inner; k++) {
-			bool spmd = (k & 1) ^ ((k >> 1) & 1);
-
-			if (spmd_form(B, n, spmd, &us, &disp, &intake, &fs)) {
-				bad = true;
-				break;
-			}
-			sum[spmd].to_dispatch_us += fs.to_dispatch_us;
-			sum[spmd].blocks_us += fs.blocks_us;
-			sum[spmd].to_drained_us += fs.to_drained_us;
-			if (spmd) {
-				sb += us;
-				db = disp;
-				ib += intake / 1e3;
-			} else {
-				sa += us;
-				da = disp;
-				ia += intake / 1e3;
-			}
-		}
-		if (bad) {
+		if (r3_rep(B, n, inner, &s)) {
 			if (rep_failed(&r, B->err, rep))
 				break;
 			continue;
 		}
-		row_pair(&r, sa / inner, sb / inner);
-		row_extra(&r, "n_tasks_dispatches", (double)da);
-		row_extra(&r, "spmd_dispatches", (double)db);
-		row_extra(&r, "n_tasks_push_and_doorbell_us", ia / inner);
-		row_extra(&r, "spmd_push_and_doorbell_us", ib / inner);
-		row_extra(&r, "n_tasks_us_per_block", sa / inner / n);
-		row_extra(&r, "spmd_us_per_block", sb / inner / n);
-		for (f = 0; f < 2; f++) {
-			const char *pfx = f ? "spmd" : "n_tasks";
-			char key[64];
-
-			snprintf(key, sizeof(key), "%s_push_to_first_dispatch_us", pfx);
-			row_extra(&r, key, sum[f].to_dispatch_us / inner);
-			snprintf(key, sizeof(key), "%s_first_start_to_last_finish_per_block_us", pfx);
-			row_extra(&r, key, sum[f].blocks_us / inner / n);
-			snprintf(key, sizeof(key), "%s_last_finish_to_drained_us", pfx);
-			row_extra(&r, key, sum[f].to_drained_us / inner);
-		}
+		row_pair(&r, s.us[0] / inner, s.us[1] / inner);
+		r3_extras(&r, &s, n, inner);
 	}
 	row_emit(&r);
 }
@@ -225,50 +230,47 @@ static int predicated_batch(struct bench *B, struct row *r, unsigned int n,
 	return 0;
 }
 
+struct r5_arg {
+	unsigned int n;
+	struct pto_tensor *gate;
+};
+
+/* Row 5's form A: the gate at 0, every task skipped; B: at 1, dispatched. */
+static int row5_form(struct bench *B, struct row *r, bool dispatched,
+		     const void *arg, double *us)
+{
+	const struct r5_arg *a = arg;
+
+	return predicated_batch(B, r, a->n, a->gate, dispatched, us);
+}
+
 void row5_predicate(struct bench *B)
 {
-	unsigned int n = B->quick ? 500 : 2000;
-	struct pto_tensor *gate = tensor2(B, PTO_DTYPE_I32, 1, 16);
-	static char what[200];
-	double skip, run;
+	static const struct row_head head = {
+		.id = "5",
+		.title = "skipped predicated task vs dispatched",
+		.a_label = "skipped", .a_unit = "us/task",
+		.b_label = "dispatched", .b_unit = "us/task",
+		.ratio_def = "skipped / dispatched",
+		.op = T_LE, .target = 0.25,
+		.target_text = "skip <= 0.25 x dispatch",
+	};
+	struct r5_arg a = {
+		.n = B->quick ? 500 : 2000,
+		.gate = tensor2(B, PTO_DTYPE_I32, 1, 16),
+	};
 	struct row r;
-	int rep;
 
-	row_init(&r);
-	r.id = "5";
-	r.title = "skipped predicated task vs dispatched";
-	snprintf(what, sizeof(what),
-		 "%u empty AIV tasks with predicate gate[0,0] > 0, gate 0 (skipped) vs 1 (dispatched); push to last CQE per task",
-		 n);
-	r.what = what;
-	r.a_label = "skipped";
-	r.a_unit = "us/task";
-	r.b_label = "dispatched";
-	r.b_unit = "us/task";
-	r.ratio_def = "skipped / dispatched";
-	r.op = T_LE;
-	r.target = 0.25;
-	r.target_text = "skip <= 0.25 x dispatch";
-	if (!gate) {
-		row_fail(&r, "error", "%s", B->err);
-		row_emit(&r);
+	row_start(&r, &head,
+		  "%u empty AIV tasks with predicate gate[0,0] > 0, gate 0 (skipped) vs 1 (dispatched); push to last CQE per task",
+		  a.n);
+	if (!a.gate) {
+		row_error(&r, B->err);
 		return;
 	}
-	for (rep = 0; rep < B->reps; rep++) {
-		double skip2, run2;
-
-		if (predicated_batch(B, &r, n, gate, 0, &skip) ||
-		    predicated_batch(B, &r, n, gate, 1, &run) ||
-		    predicated_batch(B, &r, n, gate, 1, &run2) ||
-		    predicated_batch(B, &r, n, gate, 0, &skip2)) {
-			if (rep_failed(&r, B->err, rep))
-				break;
-			continue;
-		}
-		row_pair(&r, (skip + skip2) / 2, (run + run2) / 2);
-	}
+	row_abba(B, &r, row5_form, &a, 0);
 	row_emit(&r);
-	pto_tensor_free(gate);
+	pto_tensor_free(a.gate);
 }
 
 /* ------------------------------------------------------------ row 6 */
@@ -344,43 +346,32 @@ out:
 	return ret;
 }
 
+/* Row 6's form A: allow_early_resolve off; B: on. @arg: the chain's length. */
+static int row6_form(struct bench *B, struct row *r, bool early,
+		     const void *arg, double *gap_us)
+{
+	return chain_gaps(B, r, *(const unsigned int *)arg, early, gap_us);
+}
+
 void row6_early(struct bench *B)
 {
+	static const struct row_head head = {
+		.id = "6",
+		.title = "early resolve: producer end -> consumer start",
+		.a_label = "flag off", .a_unit = "us",
+		.b_label = "flag on", .b_unit = "us",
+		.ratio_def = "off / on",
+		.op = T_GE, .target = 3.0,
+		.target_text = "gap >= 3 x smaller with the flag",
+	};
 	/* Pre-staging needs idle cores: the gate holds one AIV. */
 	unsigned int len = B->aiv > 8 ? B->aiv - 8 : 2;
-	static char what[240];
-	double off, on;
 	struct row r;
-	int rep;
 
-	row_init(&r);
-	r.id = "6";
-	r.title = "early resolve: producer end -> consumer start";
-	snprintf(what, sizeof(what),
-		 "chain of %u empty AIV tasks taken behind a gate, median [end of task i -> start of task i+1] from CQE timestamps, allow_early_resolve off vs on",
-		 len);
-	r.what = what;
-	r.a_label = "flag off";
-	r.a_unit = "us";
-	r.b_label = "flag on";
-	r.b_unit = "us";
-	r.ratio_def = "off / on";
-	r.op = T_GE;
-	r.target = 3.0;
-	r.target_text = "gap >= 3 x smaller with the flag";
-	for (rep = 0; rep < B->reps; rep++) {
-		double off2, on2;
-
-		if (chain_gaps(B, &r, len, false, &off) ||
-		    chain_gaps(B, &r, len, true, &on) ||
-		    chain_gaps(B, &r, len, true, &on2) ||
-		    chain_gaps(B, &r, len, false, &off2)) {
-			if (rep_failed(&r, B->err, rep))
-				break;
-			continue;
-		}
-		row_pair(&r, (off + off2) / 2, (on + on2) / 2);
-	}
+	row_start(&r, &head,
+		  "chain of %u empty AIV tasks taken behind a gate, median [end of task i -> start of task i+1] from CQE timestamps, allow_early_resolve off vs on",
+		  len);
+	row_abba(B, &r, row6_form, &len, 0);
 	row_emit(&r);
 }
 
@@ -450,47 +441,40 @@ static int barrier_kernel(struct bench *B, struct pto_kernel *kern,
 	return 0;
 }
 
+static const struct row_head r7a_head = {
+	.id = "7a",
+	.title = "two-task barrier vs in-kernel HARD syncall",
+	.a_label = "two tasks", .a_unit = "us/barrier",
+	.b_label = "HARD syncall", .b_unit = "us/barrier",
+	.ratio_def = "two tasks / HARD",
+	.op = T_GE, .target = 2.0,
+	.target_text = "two-task barrier >= 2 x HARD",
+};
+
+static const struct row_head r7b_head = {
+	.id = "7b",
+	.title = "SOFT vs HARD syncall",
+	.a_label = "SOFT", .a_unit = "us/barrier",
+	.b_label = "HARD", .b_unit = "us/barrier",
+	.ratio_def = "SOFT / HARD",
+	.op = T_LE, .target = 3.0,
+	.target_text = "SOFT <= 3 x HARD",
+};
+
 void row7_barrier(struct bench *B)
 {
 	unsigned int k = B->quick ? 8 : 32;
 	struct pto_kernel *k_hard = NULL, *k_soft = NULL;
 	struct pto_tensor *ws = tensor2(B, PTO_DTYPE_I32, 1, 16);
-	static char what1[240], what2[240];
 	struct row r1, r2;
 	int rep;
 
-	row_init(&r1);
-	r1.id = "7a";
-	r1.title = "two-task barrier vs in-kernel HARD syncall";
-	snprintf(what1, sizeof(what1),
-		 "per barrier: chain of %u+1 empty SPMD tasks over all %u AIVs (makespan / %u) vs one sync_start task of %u blocks running %u HARD syncalls (makespan / %u)",
-		 k, B->aiv, k, B->aiv, k, k);
-	r1.what = what1;
-	r1.a_label = "two tasks";
-	r1.a_unit = "us/barrier";
-	r1.b_label = "HARD syncall";
-	r1.b_unit = "us/barrier";
-	r1.ratio_def = "two tasks / HARD";
-	r1.op = T_GE;
-	r1.target = 2.0;
-	r1.target_text = "two-task barrier >= 2 x HARD";
-
-	row_init(&r2);
-	r2.id = "7b";
-	r2.title = "SOFT vs HARD syncall";
-	snprintf(what2, sizeof(what2),
-		 "per barrier: %u SOFT syncalls (16 x int32 GM workspace, used_cores %u) vs %u HARD syncalls, one sync_start task of %u AIV blocks each",
-		 k, B->aiv, k, B->aiv);
-	r2.what = what2;
-	r2.a_label = "SOFT";
-	r2.a_unit = "us/barrier";
-	r2.b_label = "HARD";
-	r2.b_unit = "us/barrier";
-	r2.ratio_def = "SOFT / HARD";
-	r2.op = T_LE;
-	r2.target = 3.0;
-	r2.target_text = "SOFT <= 3 x HARD";
-
+	row_start(&r1, &r7a_head,
+		  "per barrier: chain of %u+1 empty SPMD tasks over all %u AIVs (makespan / %u) vs one sync_start task of %u blocks running %u HARD syncalls (makespan / %u)",
+		  k, B->aiv, k, B->aiv, k, k);
+	row_start(&r2, &r7b_head,
+		  "per barrier: %u SOFT syncalls (16 x int32 GM workspace, used_cores %u) vs %u HARD syncalls, one sync_start task of %u AIV blocks each",
+		  k, B->aiv, k, B->aiv);
 	if (!ws || build_syncall(B, false, k, &k_hard) ||
 	    build_syncall(B, true, k, &k_soft)) {
 		row_fail(&r1, "error", "%s", B->err);
