@@ -190,7 +190,7 @@ static int g_errors;
 static bool g_smoke;
 static int g_tap_n;
 
-void row_init(struct row *r)
+static void row_init(struct row *r)
 {
 	memset(r, 0, sizeof(*r));
 	snprintf(r->status, sizeof(r->status), "ok");
@@ -220,7 +220,7 @@ void row_fail(struct row *r, const char *status, const char *fmt, ...)
 	va_end(ap);
 	snprintf(r->status, sizeof(r->status), "%s", status);
 	row_note(r, "%s", msg);
-	fprintf(stderr, "bench: row %s: %s: %s\n", r->id, status, msg);
+	fprintf(stderr, "bench: row %s: %s: %s\n", r->h.id, status, msg);
 }
 
 /*
@@ -235,7 +235,7 @@ bool rep_failed(struct row *r, const char *err, int rep)
 	r->fails++;
 	if (r->fails <= 2)
 		row_note(r, "repetition %d failed: %s.", rep, err);
-	fprintf(stderr, "bench: row %s: repetition %d failed: %s\n", r->id, rep, err);
+	fprintf(stderr, "bench: row %s: repetition %d failed: %s\n", r->h.id, rep, err);
 	if (r->fails < MAX_REP_FAILS)
 		return false;
 	row_fail(r, "error", "%d repetitions failed", r->fails);
@@ -271,17 +271,7 @@ void row_start(struct row *r, const struct row_head *h, const char *what, ...)
 	va_list ap;
 
 	row_init(r);
-	r->id = h->id;
-	r->title = h->title;
-	r->a_label = h->a_label;
-	r->a_unit = h->a_unit;
-	r->b_label = h->b_label;
-	r->b_unit = h->b_unit;
-	r->ratio_def = h->ratio_def;
-	r->op = h->op;
-	r->target = h->target;
-	r->target_on_a = h->target_on_a;
-	r->target_text = h->target_text;
+	r->h = *h;
 	va_start(ap, what);
 	vsnprintf(r->what_buf, sizeof(r->what_buf), what, ap);
 	va_end(ap);
@@ -360,30 +350,30 @@ void row_emit(struct row *r)
 		bool ok = strcmp(r->status, "error") != 0;
 
 		if (*r->note)
-			printf("# row %s: %s\n", r->id, r->note);
+			printf("# row %s: %s\n", r->h.id, r->note);
 		printf("%s %d row %s: %s%s\n", ok ? "ok" : "not ok", ++g_tap_n,
-		       r->id, r->title, ok ? "" : " (error)");
+		       r->h.id, r->h.title, ok ? "" : " (error)");
 		fflush(stdout);
 		return;
 	}
-	metric = r->target_on_a ? ra.median : rr.median;
-	if (r->op != T_NONE && !strcmp(r->status, "ok") && isfinite(metric))
-		met = r->op == T_GE ? metric >= r->target : metric <= r->target;
+	metric = r->h.target_on_a ? ra.median : rr.median;
+	if (r->h.op != T_NONE && !strcmp(r->status, "ok") && isfinite(metric))
+		met = r->h.op == T_GE ? metric >= r->h.target : metric <= r->h.target;
 
 	jb_open(&j, NULL);
-	jb_str(&j, "row", r->id);
-	jb_str(&j, "title", r->title);
+	jb_str(&j, "row", r->h.id);
+	jb_str(&j, "title", r->h.title);
 	jb_str(&j, "compared", r->what);
 	jb_str(&j, "status", r->status);
-	jb_summary(&j, "a", r->a_label, r->a_unit, &r->a);
-	jb_summary(&j, "b", r->b_label, r->b_unit, &r->b);
-	jb_summary(&j, "ratio", r->ratio_def, NULL, &r->ratio);
+	jb_summary(&j, "a", r->h.a_label, r->h.a_unit, &r->a);
+	jb_summary(&j, "b", r->h.b_label, r->h.b_unit, &r->b);
+	jb_summary(&j, "ratio", r->h.ratio_def, NULL, &r->ratio);
 	jb_open(&j, "target");
-	jb_str(&j, "text", r->target_text);
-	jb_str(&j, "applies_to", r->op == T_NONE ? NULL :
-				 r->target_on_a ? "a" : "ratio");
-	jb_str(&j, "op", r->op == T_GE ? ">=" : r->op == T_LE ? "<=" : NULL);
-	jb_num(&j, "value", r->op == T_NONE ? NAN : r->target);
+	jb_str(&j, "text", r->h.target_text);
+	jb_str(&j, "applies_to", r->h.op == T_NONE ? NULL :
+				 r->h.target_on_a ? "a" : "ratio");
+	jb_str(&j, "op", r->h.op == T_GE ? ">=" : r->h.op == T_LE ? "<=" : NULL);
+	jb_num(&j, "value", r->h.op == T_NONE ? NAN : r->h.target);
 	jb_close(&j);
 	jb_bool(&j, "met", met);
 	jb_str(&j, "note", r->note);
@@ -395,8 +385,8 @@ void row_emit(struct row *r)
 	printf("=== PTO-BENCH-ROW %.*s\n", (int)j.len, j.p);
 	fflush(stdout);
 	fprintf(stderr, "bench: row %-3s %-40s a=%.4g %s b=%.4g %s ratio=%.3g %s\n",
-		r->id, r->title, ra.median, r->a_unit ? r->a_unit : "",
-		summarize(&r->b).median, r->b_unit ? r->b_unit : "",
+		r->h.id, r->h.title, ra.median, r->h.a_unit ? r->h.a_unit : "",
+		summarize(&r->b).median, r->h.b_unit ? r->h.b_unit : "",
 		rr.median,
 		met < 0 ? r->status : met ? "MET" : "MISSED");
 	free(j.p);

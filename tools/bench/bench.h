@@ -59,32 +59,7 @@ struct extra {
 	struct series s;
 };
 
-/*
- * One row of the report: figure a and figure b measured side by side;
- * ratio = a / b per repetition. The target applies to the ratio, or with
- * target_on_a to figure a itself.
- */
 struct bench;
-
-struct row {
-	const char *id;
-	const char *title;
-	const char *what;
-	const char *a_label, *a_unit;
-	const char *b_label, *b_unit;
-	const char *ratio_def;
-	enum target_op op;
-	double target;
-	bool target_on_a;
-	const char *target_text;
-	struct series a, b, ratio;
-	struct extra extra[MAX_EXTRA];
-	int nextra;
-	char status[32];
-	char note[1024];
-	int fails;
-	char what_buf[400];	/* r->what, as row_start() formats it */
-};
 
 /*
  * A row's header: what the report says of the row, the same in every run.
@@ -102,6 +77,23 @@ struct row_head {
 	double target;
 	bool target_on_a;
 	const char *target_text;
+};
+
+/*
+ * One row of the report: figure a and figure b measured side by side;
+ * ratio = a / b per repetition. The target applies to the ratio, or with
+ * target_on_a to figure a itself; h: the header, from row_start().
+ */
+struct row {
+	struct row_head h;
+	const char *what;
+	struct series a, b, ratio;
+	struct extra extra[MAX_EXTRA];
+	int nextra;
+	char status[32];
+	char note[1024];
+	int fails;
+	char what_buf[400];	/* r->what, as row_start() formats it */
 };
 
 /*
@@ -153,7 +145,6 @@ void jb_open(struct jbuf *j, const char *key);
 void jb_close(struct jbuf *j);
 void jb_num(struct jbuf *j, const char *key, double v);
 void jb_str(struct jbuf *j, const char *key, const char *s);
-void row_init(struct row *r);
 bool rep_failed(struct row *r, const char *err, int rep);
 void row_extra(struct row *r, const char *key, double v);
 void row_pair(struct row *r, double a, double b);

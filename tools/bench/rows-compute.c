@@ -32,6 +32,16 @@ int row8_kernel(struct bench *B, bool add, struct pto_kernel **k)
 	return kb_done(B, kb, add ? "add" : "copy", k);
 }
 
+static const struct row_head r8_head = {
+	.id = "8",
+	.title = "elementwise add: device vs memcpy bandwidth",
+	.a_label = "device add", .a_unit = "GB/s",
+	.b_label = "memcpy", .b_unit = "GB/s",
+	.ratio_def = "device / memcpy",
+	.op = T_GE, .target = 0.3,
+	.target_text = "device >= 0.3 x memcpy",
+};
+
 void row8_bandwidth(struct bench *B)
 {
 	enum { TR = R8_TR, COLS = R8_COLS };
@@ -40,25 +50,12 @@ void row8_bandwidth(struct bench *B)
 	struct pto_tensor *a = NULL, *b = NULL, *c = NULL;
 	struct pto_kernel *k = NULL, *kcopy = NULL;
 	char *src = NULL, *dst = NULL;
-	static char what[240];
 	struct row r;
 	int rep;
 
-	row_init(&r);
-	r.id = "8";
-	r.title = "elementwise add: device vs memcpy bandwidth";
-	snprintf(what, sizeof(what),
-		 "c = a + b, %zu x %u f32 (%u SPMD blocks of 64x128 tiles), bytes read+written / device makespan vs user-space memcpy of %zu MiB repeated for as long (2 x bytes / time)",
-		 rows, COLS, blocks, bytes >> 20);
-	r.what = what;
-	r.a_label = "device add";
-	r.a_unit = "GB/s";
-	r.b_label = "memcpy";
-	r.b_unit = "GB/s";
-	r.ratio_def = "device / memcpy";
-	r.op = T_GE;
-	r.target = 0.3;
-	r.target_text = "device >= 0.3 x memcpy";
+	row_start(&r, &r8_head,
+		  "c = a + b, %zu x %u f32 (%u SPMD blocks of 64x128 tiles), bytes read+written / device makespan vs user-space memcpy of %zu MiB repeated for as long (2 x bytes / time)",
+		  rows, COLS, blocks, bytes >> 20);
 
 	if (!(a = tensor2(B, PTO_DTYPE_F32, rows, COLS)) ||
 	    !(b = tensor2(B, PTO_DTYPE_F32, rows, COLS)) ||
@@ -181,6 +178,16 @@ static void cpu_matmul(const float *a, const float *b, float *c)
 		}
 }
 
+static const struct row_head r9_head = {
+	.id = "9",
+	.title = "matmul 128x128x128: device vs CPU loop",
+	.a_label = "device (AIC)", .a_unit = "GFLOP/s",
+	.b_label = "CPU loop", .b_unit = "GFLOP/s",
+	.ratio_def = "device / CPU",
+	.op = T_GE, .target = 0.5,
+	.target_text = "device >= 0.5 x CPU loop",
+};
+
 void row9_matmul(struct bench *B)
 {
 	/* A third of the AICs: the device's time stays short, waves or not. */
@@ -188,27 +195,14 @@ void row9_matmul(struct bench *B)
 	struct pto_tensor *a = NULL, *bm = NULL, *c = NULL;
 	struct pto_kernel *k = NULL;
 	static float ca[MM * MM], cb[MM * MM], cc[MM * MM];
-	static char what[240];
 	const double flop = 2.0 * MM * MM * MM;
 	struct pto_kb *kb;
 	struct row r;
 	int rep, ta, tb, tc, i;
 
-	row_init(&r);
-	r.id = "9";
-	r.title = "matmul 128x128x128: device vs CPU loop";
-	snprintf(what, sizeof(what),
-		 "f32 128x128x128 matmul: one SPMD AIC task of %u blocks (one matmul each), flops / device makespan vs a plain C triple loop (-O2) in user space, repeated for as long",
-		 blocks);
-	r.what = what;
-	r.a_label = "device (AIC)";
-	r.a_unit = "GFLOP/s";
-	r.b_label = "CPU loop";
-	r.b_unit = "GFLOP/s";
-	r.ratio_def = "device / CPU";
-	r.op = T_GE;
-	r.target = 0.5;
-	r.target_text = "device >= 0.5 x CPU loop";
+	row_start(&r, &r9_head,
+		  "f32 128x128x128 matmul: one SPMD AIC task of %u blocks (one matmul each), flops / device makespan vs a plain C triple loop (-O2) in user space, repeated for as long",
+		  blocks);
 
 	if (!(a = tensor2(B, PTO_DTYPE_F32, MM, MM)) ||
 	    !(bm = tensor2(B, PTO_DTYPE_F32, MM, MM)) ||

@@ -203,29 +203,26 @@ err_pipe:
 	return ret;
 }
 
+static const struct row_head r11_head = {
+	.id = "11",
+	.title = "4 processes x N empty tasks vs 1 x 4N",
+	.a_label = "4 processes", .a_unit = "tasks/s",
+	.b_label = "1 process", .b_unit = "tasks/s",
+	.ratio_def = "4 processes / 1 process",
+	.op = T_GE, .target = 0.8,
+	.target_text = "4 processes >= 0.8 x 1 process",
+};
+
 void row11_processes(struct bench *B)
 {
 	unsigned int n = B->quick ? 500 : R11_N;
-	static char what[300];
 	struct row r;
 	double t4, t1;
 	int rep;
 
-	row_init(&r);
-	r.id = "11";
-	r.title = "4 processes x N empty tasks vs 1 x 4N";
-	snprintf(what, sizeof(what),
-		 "aggregate throughput: %u processes, each its own device context and queue, %u independent empty one-block AIV tasks each (one doorbell), released together vs one process of %u; release to the last process's last CQE",
-		 R11_PROCS, n, R11_PROCS * n);
-	r.what = what;
-	r.a_label = "4 processes";
-	r.a_unit = "tasks/s";
-	r.b_label = "1 process";
-	r.b_unit = "tasks/s";
-	r.ratio_def = "4 processes / 1 process";
-	r.op = T_GE;
-	r.target = 0.8;
-	r.target_text = "4 processes >= 0.8 x 1 process";
+	row_start(&r, &r11_head,
+		  "aggregate throughput: %u processes, each its own device context and queue, %u independent empty one-block AIV tasks each (one doorbell), released together vs one process of %u; release to the last process's last CQE",
+		  R11_PROCS, n, R11_PROCS * n);
 
 	/* Warm up: the first forks fault in the binary and the libraries. */
 	if (r11_form(B, NULL, R11_PROCS, n / 8, &t4) ||
@@ -432,6 +429,16 @@ static void r12_load_extras(struct bench *L, struct row *r,
 	row_extra(r, "load_kernel_ms_under_load", median_kernel_us(L) / 1e3);
 }
 
+static const struct row_head r12_head = {
+	.id = "12",
+	.title = "start delay on an idle core, CPUs busy",
+	.a_label = "start delay under load", .a_unit = "us",
+	.b_label = "quantum", .b_unit = "us",
+	.ratio_def = "start delay / quantum",
+	.op = T_LE, .target = 2.0,
+	.target_text = "start delay <= 2 x quantum",
+};
+
 void row12_start_delay(struct bench *B)
 {
 	unsigned int nload = (unsigned int)sysconf(_SC_NPROCESSORS_ONLN) + 3;
@@ -441,26 +448,13 @@ void row12_start_delay(struct bench *B)
 	struct pto_kernel *k_spin = NULL;
 	struct pto_block_info idle, busy;
 	struct bench L = { 0 };
-	static char what[400];
 	int64_t outer = 0, t_sub, t_load;
 	double alone_ms = NAN;
 	struct row r;
 
-	row_init(&r);
-	r.id = "12";
-	r.title = "start delay on an idle core, CPUs busy";
-	snprintf(what, sizeof(what),
-		 "one empty one-block AIC task submitted %d ms after %u one-block AIV tasks of ~%d ms of scalar ALU work each (online CPUs + 3, another context) were all on cores: its ts_dispatch -> ts_start vs the device's scheduling quantum",
-		 R12_PROBE_AFTER_MS, nload, R12_LOAD_MS);
-	r.what = what;
-	r.a_label = "start delay under load";
-	r.a_unit = "us";
-	r.b_label = "quantum";
-	r.b_unit = "us";
-	r.ratio_def = "start delay / quantum";
-	r.op = T_LE;
-	r.target = 2.0;
-	r.target_text = "start delay <= 2 x quantum";
+	row_start(&r, &r12_head,
+		  "one empty one-block AIC task submitted %d ms after %u one-block AIV tasks of ~%d ms of scalar ALU work each (online CPUs + 3, another context) were all on cores: its ts_dispatch -> ts_start vs the device's scheduling quantum",
+		  R12_PROBE_AFTER_MS, nload, R12_LOAD_MS);
 
 	if (ctx_open(&L, 256, 0) || r12_spin_kernel(&L, &k_spin) ||
 	    r12_calibrate(&L, k_spin, &outer, &alone_ms)) {

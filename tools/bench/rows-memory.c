@@ -60,30 +60,26 @@ static double spare_bytes(struct bench *B, bool *ok)
 	return bytes;
 }
 
+static const struct row_head r10_head = {
+	.id = "10",
+	.title = "kernel memory per in-flight task",
+	.a_label = "per in-flight task", .a_unit = "bytes",
+	.b_label = "per queue entry (SQ slot + 4 CQEs)", .b_unit = "bytes",
+	.ratio_def = "task / queue entry",
+	.op = T_LE, .target = 1024, .target_on_a = true,
+	.target_text = "<= 1 KiB per in-flight task",
+};
+
 void row10_memory(struct bench *B)
 {
 	unsigned int n = B->quick ? 2000 : 10000;
 	unsigned int qslots = 65536;
-	static char what[300];
 	struct row r;
 	int rep, reps = B->reps < 5 ? B->reps : 5;
 
-	row_init(&r);
-	r.id = "10";
-	r.title = "kernel memory per in-flight task";
-	snprintf(what, sizeof(what),
-		 "/proc/meminfo Slab+VmallocUsed delta with %u empty tasks (1 dep each) held in flight behind a gated producer, per task; vs Slab+VmallocUsed+Shmem delta of a %u-slot queue (CQ 4x), per SQ slot",
-		 n, qslots);
-	r.what = what;
-	r.a_label = "per in-flight task";
-	r.a_unit = "bytes";
-	r.b_label = "per queue entry (SQ slot + 4 CQEs)";
-	r.b_unit = "bytes";
-	r.ratio_def = "task / queue entry";
-	r.op = T_LE;
-	r.target = 1024;
-	r.target_on_a = true;
-	r.target_text = "<= 1 KiB per in-flight task";
+	row_start(&r, &r10_head,
+		  "/proc/meminfo Slab+VmallocUsed delta with %u empty tasks (1 dep each) held in flight behind a gated producer, per task; vs Slab+VmallocUsed+Shmem delta of a %u-slot queue (CQ 4x), per SQ slot",
+		  n, qslots);
 
 	for (rep = 0; rep < reps; rep++) {
 		struct pto_task_desc d = empty_task(B);
@@ -236,6 +232,34 @@ static int row14_copies(struct bench *B, struct pto_kernel *copy,
 	return 0;
 }
 
+static const struct row_head r14_heads[3] = {
+	{
+		.id = "14a",
+		.title = "non-coherent GM vs coherent (exchange)",
+		.a_label = "non-coherent", .a_unit = "us/round",
+		.b_label = "coherent", .b_unit = "us/round",
+		.ratio_def = "non-coherent / coherent",
+		.op = T_LE, .target = 1.5,
+		.target_text = "non-coherent <= 1.5 x coherent",
+	}, {
+		.id = "14b",
+		.title = "sanitizer vs non-coherent (exchange)",
+		.a_label = "sanitizer", .a_unit = "us/round",
+		.b_label = "non-coherent", .b_unit = "us/round",
+		.ratio_def = "sanitizer / non-coherent",
+		.op = T_LE, .target = 1.5,
+		.target_text = "sanitizer <= 1.5 x non-coherent",
+	}, {
+		.id = "14c",
+		.title = "sanitizer vs coherent (copy chain)",
+		.a_label = "sanitizer", .a_unit = "us/task",
+		.b_label = "coherent", .b_unit = "us/task",
+		.ratio_def = "sanitizer / coherent",
+		.op = T_LE, .target = 1.1,
+		.target_text = "sanitizer <= 1.1 x coherent",
+	},
+};
+
 void row14_memory_model(struct bench *B)
 {
 	unsigned int k = B->quick ? 8 : 32, n = B->quick ? 16 : 64, m, rep;
@@ -251,52 +275,16 @@ void row14_memory_model(struct bench *B)
 		tensor2(B, PTO_DTYPE_F32, R8_TR, R8_COLS),
 		tensor2(B, PTO_DTYPE_F32, R8_TR, R8_COLS),
 	};
-	static char what1[240], what2[240], what3[240];
 	struct row r[3];
 
-	for (m = 0; m < 3; m++)
-		row_init(&r[m]);
-	r[0].id = "14a";
-	r[0].title = "non-coherent GM vs coherent (exchange)";
-	snprintf(what1, sizeof(what1),
-		 "per round: one sync_start task of %u AIV blocks, %u rounds of GST, CACHEINVALID, FENCE, SOFT syncall, CACHEINVALID, GLD, FENCE, SOFT syncall; coherent queue vs non-coherent",
-		 B->aiv, k);
-	r[0].what = what1;
-	r[0].a_label = "non-coherent";
-	r[0].a_unit = "us/round";
-	r[0].b_label = "coherent";
-	r[0].b_unit = "us/round";
-	r[0].ratio_def = "non-coherent / coherent";
-	r[0].op = T_LE;
-	r[0].target = 1.5;
-	r[0].target_text = "non-coherent <= 1.5 x coherent";
-	r[1].id = "14b";
-	r[1].title = "sanitizer vs non-coherent (exchange)";
-	snprintf(what2, sizeof(what2),
-		 "the same exchange on a sanitizing queue vs a non-coherent one");
-	r[1].what = what2;
-	r[1].a_label = "sanitizer";
-	r[1].a_unit = "us/round";
-	r[1].b_label = "non-coherent";
-	r[1].b_unit = "us/round";
-	r[1].ratio_def = "sanitizer / non-coherent";
-	r[1].op = T_LE;
-	r[1].target = 1.5;
-	r[1].target_text = "sanitizer <= 1.5 x non-coherent";
-	r[2].id = "14c";
-	r[2].title = "sanitizer vs coherent (copy chain)";
-	snprintf(what3, sizeof(what3),
-		 "per task: a chain of %u one-block copy tasks (TLOAD, TSTORE of a %ux%u f32 tile) on a sanitizing queue vs a coherent one",
-		 n, R8_TR, R8_COLS);
-	r[2].what = what3;
-	r[2].a_label = "sanitizer";
-	r[2].a_unit = "us/task";
-	r[2].b_label = "coherent";
-	r[2].b_unit = "us/task";
-	r[2].ratio_def = "sanitizer / coherent";
-	r[2].op = T_LE;
-	r[2].target = 1.1;
-	r[2].target_text = "sanitizer <= 1.1 x coherent";
+	row_start(&r[0], &r14_heads[0],
+		  "per round: one sync_start task of %u AIV blocks, %u rounds of GST, CACHEINVALID, FENCE, SOFT syncall, CACHEINVALID, GLD, FENCE, SOFT syncall; coherent queue vs non-coherent",
+		  B->aiv, k);
+	row_start(&r[1], &r14_heads[1],
+		  "the same exchange on a sanitizing queue vs a non-coherent one");
+	row_start(&r[2], &r14_heads[2],
+		  "per task: a chain of %u one-block copy tasks (TLOAD, TSTORE of a %ux%u f32 tile) on a sanitizing queue vs a coherent one",
+		  n, R8_TR, R8_COLS);
 
 	for (m = 0; m < 3; m++) {
 		struct pto_queue_params p = {

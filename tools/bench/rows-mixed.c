@@ -185,38 +185,30 @@ static void row4_mixed(struct bench *B, const char *id, const char *title,
 {
 	struct pto_kernel *k_cube = NULL, *k_vec = NULL, *k_mcube = NULL, *k_mvec = NULL;
 	struct pto_tensor *a = NULL, *bm = NULL, *c = NULL, *bias = NULL, *out = NULL;
-	static char what[3][400];
-	static int slot;
 	size_t rows = (size_t)s.blocks * s.t * s.tr;
 	char msg[256] = "";
 	struct row r;
 	unsigned int slots = s.slots;
 	int rep, ret;
 
-	row_init(&r);
-	r.id = id;
-	r.title = title;
-	snprintf(what[slot], sizeof(what[slot]),
-		 "out = %sA x B + bias%s over %zu x %u f32 (%u blocks x %u tiles of %ux%ux%u): AIC matmul task writing GM + dependent AIV %s task (%u blocks) vs one mixed task (AIC PUSH -> 2 AIV POP + %s, UP_DOWN, slot_num %u); device makespan",
-		 s.exp ? "exp(" : "", s.exp ? ")" : "", rows, s.nd, s.blocks,
-		 s.t, s.tr, s.kd, s.nd, s.exp ? "add+exp" : "add",
-		 2 * s.blocks, s.exp ? "add+exp" : "add", slots);
-	r.what = what[slot];
-	slot = (slot + 1) % 3;
-	r.a_label = "two tasks";
-	r.a_unit = "us";
-	r.b_label = "mixed task";
-	r.b_unit = "us";
-	r.ratio_def = "two tasks / mixed";
-	if (with_target) {
-		r.op = T_GE;
-		r.target = 1.3;
-		r.target_text = "two tasks >= 1.3 x mixed";
-		if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
-			row_note(&r, "one vCPU: the cube and vector halves cannot run at the same time, so there is no overlap to measure (make bench runs this row on BENCH_SMP_PAR vCPUs).");
-	} else {
-		r.target_text = "none (diagnostic)";
-	}
+	const struct row_head head = {
+		.id = id,
+		.title = title,
+		.a_label = "two tasks", .a_unit = "us",
+		.b_label = "mixed task", .b_unit = "us",
+		.ratio_def = "two tasks / mixed",
+		.op = with_target ? T_GE : T_NONE, .target = with_target ? 1.3 : 0,
+		.target_text = with_target ? "two tasks >= 1.3 x mixed" :
+					     "none (diagnostic)",
+	};
+
+	row_start(&r, &head,
+		  "out = %sA x B + bias%s over %zu x %u f32 (%u blocks x %u tiles of %ux%ux%u): AIC matmul task writing GM + dependent AIV %s task (%u blocks) vs one mixed task (AIC PUSH -> 2 AIV POP + %s, UP_DOWN, slot_num %u); device makespan",
+		  s.exp ? "exp(" : "", s.exp ? ")" : "", rows, s.nd, s.blocks,
+		  s.t, s.tr, s.kd, s.nd, s.exp ? "add+exp" : "add",
+		  2 * s.blocks, s.exp ? "add+exp" : "add", slots);
+	if (with_target && sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		row_note(&r, "one vCPU: the cube and vector halves cannot run at the same time, so there is no overlap to measure (make bench runs this row on BENCH_SMP_PAR vCPUs).");
 
 	if (!(a = tensor2(B, PTO_DTYPE_F32, rows, s.kd)) ||
 	    !(bm = tensor2(B, PTO_DTYPE_F32, s.kd, s.nd)) ||
