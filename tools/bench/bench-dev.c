@@ -446,6 +446,67 @@ uint32_t pow2_at_least(uint32_t n)
 	return p;
 }
 
+/*
+ * One queue per flags[i] (as B->q, SQ_SLOTS and CQ_ENTRIES) in qs[i],
+ * for a row that compares queues; stops at the first that fails (its
+ * slot and the later ones stay NULL). The caller destroys them.
+ */
+int queues_create(struct bench *B, const uint32_t *flags, unsigned int n,
+		  struct pto_queue **qs)
+{
+	unsigned int m;
+
+	for (m = 0; m < n; m++) {
+		struct pto_queue_params p = {
+			.sq_slots = SQ_SLOTS, .cq_entries = CQ_ENTRIES,
+			.flags = flags[m],
+		};
+
+		if (pto_queue_create_params(B->dev, &p, &qs[m])) {
+			berr(B, "queue with flags 0x%x", flags[m]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Push @n copies of @d, ring once, drain (@skip_ok as drain()); the
+ * clock before the first push, after the last, after the doorbell and
+ * after the drain in t[0..3].
+ */
+int batch_run(struct bench *B, const struct pto_task_desc *d, unsigned int n,
+	      bool skip_ok, int64_t t[4])
+{
+	unsigned int i;
+	int ret;
+
+	t[0] = now_ns();
+	for (i = 0; i < n; i++)
+		if ((ret = push(B, d)))
+			return ret;
+	t[1] = now_ns();
+	if ((ret = doorbell(B, n, NULL)))
+		return ret;
+	t[2] = now_ns();
+	if ((ret = drain(B, n, skip_ok)))
+		return ret;
+	t[3] = now_ns();
+	return 0;
+}
+
+/* A batch_run()'s push and doorbell intake per task, us: @pfx_... extras. */
+void batch_extras(struct row *r, const char *pfx, const int64_t t[4],
+		  unsigned int n)
+{
+	char key[64];
+
+	snprintf(key, sizeof(key), "%s_push_us_per_task", pfx);
+	row_extra(r, key, (double)(t[1] - t[0]) / 1e3 / n);
+	snprintf(key, sizeof(key), "%s_doorbell_intake_us_per_task", pfx);
+	row_extra(r, key, (double)(t[2] - t[1]) / 1e3 / n);
+}
+
 /* ------------------------------------------------------------ trace */
 
 /*

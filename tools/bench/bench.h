@@ -184,6 +184,12 @@ int ctx_open(struct bench *C, uint32_t sq_slots, uint32_t cq_entries);
 void ctx_close(struct bench *C);
 void cqe_window(const struct bench *B, uint64_t *first, uint64_t *last);
 uint32_t pow2_at_least(uint32_t n);
+int queues_create(struct bench *B, const uint32_t *flags, unsigned int n,
+		  struct pto_queue **qs);
+int batch_run(struct bench *B, const struct pto_task_desc *d, unsigned int n,
+	      bool skip_ok, int64_t t[4]);
+void batch_extras(struct row *r, const char *pfx, const int64_t t[4],
+		  unsigned int n);
 void trace_summary(struct bench *B);
 int setup(struct bench *B);
 /* rows-overhead.c */

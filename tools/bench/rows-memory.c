@@ -286,17 +286,8 @@ void row14_memory_model(struct bench *B)
 		  "per task: a chain of %u one-block copy tasks (TLOAD, TSTORE of a %ux%u f32 tile) on a sanitizing queue vs a coherent one",
 		  n, R8_TR, R8_COLS);
 
-	for (m = 0; m < 3; m++) {
-		struct pto_queue_params p = {
-			.sq_slots = SQ_SLOTS, .cq_entries = CQ_ENTRIES,
-			.flags = qflags[m],
-		};
-
-		if (pto_queue_create_params(B->dev, &p, &qs[m])) {
-			berr(B, "queue with flags 0x%x", qflags[m]);
-			goto fail;
-		}
-	}
+	if (queues_create(B, qflags, 3, qs))
+		goto fail;
 	if (!vals || !ws || !t[0] || !t[1] || !t[2] ||
 	    row14_exchange_kernel(B, k, &kx) || row8_kernel(B, false, &copy))
 		goto fail;

@@ -25,30 +25,17 @@ int empty_batch(struct bench *B, struct row *r, unsigned int n,
 		const char *pfx, double *per_task_us)
 {
 	struct pto_task_desc d = empty_task(B);
-	int64_t t0, t1, t2, t3;
-	unsigned int i;
 	char key[64];
+	int64_t t[4];
 	int ret;
 
-	t0 = now_ns();
-	for (i = 0; i < n; i++)
-		if ((ret = push(B, &d)))
-			return ret;
-	t1 = now_ns();
-	if ((ret = doorbell(B, n, NULL)))
+	if ((ret = batch_run(B, &d, n, false, t)))
 		return ret;
-	t2 = now_ns();
-	if ((ret = drain(B, n, false)))
-		return ret;
-	t3 = now_ns();
-	*per_task_us = (double)(t3 - t0) / 1e3 / n;
+	*per_task_us = (double)(t[3] - t[0]) / 1e3 / n;
 	if (r && pfx) {
-		snprintf(key, sizeof(key), "%s_push_us_per_task", pfx);
-		row_extra(r, key, (double)(t1 - t0) / 1e3 / n);
-		snprintf(key, sizeof(key), "%s_doorbell_intake_us_per_task", pfx);
-		row_extra(r, key, (double)(t2 - t1) / 1e3 / n);
+		batch_extras(r, pfx, t, n);
 		snprintf(key, sizeof(key), "%s_drain_after_doorbell_us_per_task", pfx);
-		row_extra(r, key, (double)(t3 - t2) / 1e3 / n);
+		row_extra(r, key, (double)(t[3] - t[2]) / 1e3 / n);
 		snprintf(key, sizeof(key), "%s_device_makespan_us_per_task", pfx);
 		row_extra(r, key, makespan_ns(B) / 1e3 / n);
 		block_spans(B, r, pfx);
@@ -248,26 +235,6 @@ void row13_infer(struct bench *B)
  * tasks, all scheduler work, on a profiling queue vs a plain one,
  * alternated.
  */
-/* Row 15's two queues, profiling and plain, created before the row. */
-static int r15_queues(struct bench *B, struct pto_queue *qs[2])
-{
-	static const uint32_t qflags[2] = { 0, PTO_QUEUE_PROFILE };
-	unsigned int m;
-
-	for (m = 0; m < 2; m++) {
-		struct pto_queue_params p = {
-			.sq_slots = SQ_SLOTS, .cq_entries = CQ_ENTRIES,
-			.flags = qflags[m],
-		};
-
-		if (pto_queue_create_params(B->dev, &p, &qs[m])) {
-			berr(B, "queue with flags 0x%x", qflags[m]);
-			return -1;
-		}
-	}
-	return 0;
-}
-
 void row15_profile(struct bench *B)
 {
 	static const struct row_head head = {
@@ -279,6 +246,7 @@ void row15_profile(struct bench *B)
 		.op = T_LE, .target = 1.25,
 		.target_text = "profiling <= 1.25 x plain",
 	};
+	static const uint32_t qflags[2] = { 0, PTO_QUEUE_PROFILE };
 	unsigned int n = B->quick ? 500 : 2000, m;
 	struct pto_queue *qs[2] = { NULL }, *saved = B->q;
 	struct row r;
@@ -287,7 +255,7 @@ void row15_profile(struct bench *B)
 	row_start(&r, &head,
 		  "empty AIV task (END), %u per doorbell, push to last CQE, on a queue with PTO_QUEUE_PROFILE (waits, scheduler records) vs without",
 		  n);
-	if (r15_queues(B, qs)) {
+	if (queues_create(B, qflags, 2, qs)) {
 		row_fail(&r, "error", "%s", B->err);
 		goto done;
 	}

@@ -190,41 +190,29 @@ static int predicated_batch(struct bench *B, struct row *r, unsigned int n,
 				      .row = 0, .col = 0, .literal = 0 };
 	struct pto_task_desc d = empty_task(B);
 	const char *pfx = value ? "dispatched" : "skipped";
-	int64_t t0, t1, t2;
+	int want = value ? PTO_STATUS_OK : PTO_STATUS_SKIPPED;
 	unsigned int i;
 	char key[64];
+	int64_t t[4];
 	int ret;
 
 	*(int32_t *)pto_tensor_data(gate) = value;
 	d.tensors = &gate;
 	d.num_tensors = 1;
 	d.predicate = &pred;
-	t0 = now_ns();
-	for (i = 0; i < n; i++)
-		if ((ret = push(B, &d)))
-			return ret;
-	t1 = now_ns();
-	if ((ret = doorbell(B, n, NULL)))
+	if ((ret = batch_run(B, &d, n, true, t)))
 		return ret;
-	t2 = now_ns();
-	if ((ret = drain(B, n, true)))
-		return ret;
-	*us = (double)(now_ns() - t0) / 1e3 / n;
+	*us = (double)(t[3] - t[0]) / 1e3 / n;
 	for (i = 0; i < B->ncqe && i < n; i++) {
-		int want = value ? PTO_STATUS_OK : PTO_STATUS_SKIPPED;
-
 		if (B->cqe[i].info.status != want) {
 			berr(B, "predicate %d: task ended %s", value,
 			     pto_status_name(B->cqe[i].info.status));
 			return -EIO;
 		}
 	}
-	snprintf(key, sizeof(key), "%s_push_us_per_task", pfx);
-	row_extra(r, key, (double)(t1 - t0) / 1e3 / n);
-	snprintf(key, sizeof(key), "%s_doorbell_intake_us_per_task", pfx);
-	row_extra(r, key, (double)(t2 - t1) / 1e3 / n);
+	batch_extras(r, pfx, t, n);
 	snprintf(key, sizeof(key), "%s_drain_after_doorbell_us_per_task", pfx);
-	row_extra(r, key, *us - (double)(t2 - t0) / 1e3 / n);
+	row_extra(r, key, *us - (double)(t[2] - t[0]) / 1e3 / n);
 	if (value)
 		block_spans(B, r, pfx);
 	return 0;
