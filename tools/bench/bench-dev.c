@@ -526,48 +526,30 @@ static int write_file(const char *path, const char *s)
 	return n < 0 ? -errno : 0;
 }
 
-void trace_summary(struct bench *B)
+enum { TRACE_NT = 1000, TRACE_NE = 5 };
+static const char *const trace_ev[TRACE_NE] = {
+	"pto_intake", "pto_dispatch", "pto_start", "pto_end", "pto_retire",
+};
+
+/*
+ * The trace's events of tasks @first.. (TRACE_NT of them): ts[task][event],
+ * us; NAN where an event is missing. 0, or -1 when the trace cannot be read.
+ */
+static int trace_read(const char *path, uint64_t first,
+		      double ts[TRACE_NT][TRACE_NE])
 {
-	static const char *const ev[] = { "pto_intake", "pto_dispatch",
-					  "pto_start", "pto_end", "pto_retire" };
-	const char *tr = "/sys/kernel/tracing";
-	enum { NT = 1000, NE = 5 };
-	static double ts[NT][NE], spans[NE - 1][NT];
-	struct jbuf j = { 0 };
-	char path[256], line[512];
-	uint64_t first = 0;
-	double us;
+	char line[512];
 	FILE *f;
-	int e, i, cnt[NE - 1] = { 0 };
+	int e, i;
 
-	snprintf(path, sizeof(path), "%s/buffer_size_kb", tr);
-	write_file(path, "8192");
-	snprintf(path, sizeof(path), "%s/trace", tr);
-	write_file(path, "");
-	snprintf(path, sizeof(path), "%s/events/pto_npu/enable", tr);
-	if (write_file(path, "1")) {
-		fprintf(stderr, "bench: trace: cannot enable %s\n", path);
-		return;
-	}
-	{
-		struct drm_pto_npu_counters c;
-
-		query_counters(B, &c);
-		first = c.tasks + 1;
-	}
-	if (empty_batch(B, NULL, NT, NULL, &us))
-		fprintf(stderr, "bench: trace: %s\n", B->err);
-	write_file(path, "0");
-
-	for (i = 0; i < NT; i++)
-		for (e = 0; e < NE; e++)
+	for (i = 0; i < TRACE_NT; i++)
+		for (e = 0; e < TRACE_NE; e++)
 			ts[i][e] = NAN;
-	snprintf(path, sizeof(path), "%s/trace", tr);
 	f = fopen(path, "r");
 	if (!f)
-		return;
+		return -1;
 	while (fgets(line, sizeof(line), f)) {
-		char *p, name[64];
+		char *p, *q, name[64];
 		unsigned long long task;
 		double t;
 
@@ -577,58 +559,91 @@ void trace_summary(struct bench *B)
 		p = strstr(line, ": pto_");
 		if (!p)
 			continue;
-		{
-			char *q = p;
-
-			while (q > line && q[-1] != ' ')
-				q--;
-			t = strtod(q, NULL);
-		}
+		q = p;
+		while (q > line && q[-1] != ' ')
+			q--;
+		t = strtod(q, NULL);
 		if (sscanf(p + 2, "%63[a-z_]:", name) != 1)
 			continue;
 		p = strstr(p, "task=");
 		if (!p || sscanf(p, "task=%llu", &task) != 1)
 			continue;
-		if (task < first || task >= first + NT)
+		if (task < first || task >= first + TRACE_NT)
 			continue;
-		for (e = 0; e < NE; e++)
-			if (!strcmp(name, ev[e]) && isnan(ts[task - first][e]))
+		for (e = 0; e < TRACE_NE; e++)
+			if (!strcmp(name, trace_ev[e]) && isnan(ts[task - first][e]))
 				ts[task - first][e] = t * 1e6;
 	}
 	fclose(f);
-	for (i = 0; i < NT; i++)
-		for (e = 0; e + 1 < NE; e++)
-			if (!isnan(ts[i][e]) && !isnan(ts[i][e + 1]))
-				spans[e][cnt[e]++] = ts[i][e + 1] - ts[i][e];
+	return 0;
+}
+
+/* Median and 25th percentile of event @e of task i to event @e2 of task i + @di. */
+static void trace_span(struct jbuf *j, const char *key,
+		       double ts[TRACE_NT][TRACE_NE], int e, int e2, int di)
+{
+	static double d[TRACE_NT];
+	char k25[80];
+	int i, k = 0;
+
+	for (i = 0; i + di < TRACE_NT; i++)
+		if (!isnan(ts[i][e]) && !isnan(ts[i + di][e2]))
+			d[k++] = ts[i + di][e2] - ts[i][e];
+	jb_num(j, key, median_of(d, k));
+	snprintf(k25, sizeof(k25), "%s_p25", key);
+	jb_num(j, k25, k ? d[k / 4] : NAN);	/* sorted by median_of */
+}
+
+/* Enable the pto_npu events over a batch of TRACE_NT empty tasks. */
+static int trace_batch(struct bench *B, const char *tr, uint64_t *first)
+{
+	struct drm_pto_npu_counters c;
+	char path[256];
+	double us;
+
+	snprintf(path, sizeof(path), "%s/buffer_size_kb", tr);
+	write_file(path, "8192");
+	snprintf(path, sizeof(path), "%s/trace", tr);
+	write_file(path, "");
+	snprintf(path, sizeof(path), "%s/events/pto_npu/enable", tr);
+	if (write_file(path, "1")) {
+		fprintf(stderr, "bench: trace: cannot enable %s\n", path);
+		return -1;
+	}
+	query_counters(B, &c);
+	*first = c.tasks + 1;
+	if (empty_batch(B, NULL, TRACE_NT, NULL, &us))
+		fprintf(stderr, "bench: trace: %s\n", B->err);
+	write_file(path, "0");
+	return 0;
+}
+
+void trace_summary(struct bench *B)
+{
+	const char *tr = "/sys/kernel/tracing";
+	static double ts[TRACE_NT][TRACE_NE];
+	struct jbuf j = { 0 };
+	char path[256];
+	uint64_t first = 0;
+	int e;
+
+	if (trace_batch(B, tr, &first))
+		return;
+	snprintf(path, sizeof(path), "%s/trace", tr);
+	if (trace_read(path, first, ts))
+		return;
 	jb_open(&j, NULL);
 	jb_str(&j, "what", "tracepoints of a batch of 1000 empty tasks: median (and 25th percentile) us between consecutive events of one task");
-	for (e = 0; e + 1 < NE; e++) {
+	for (e = 0; e + 1 < TRACE_NE; e++) {
 		char key[64];
-		double q;
 
-		snprintf(key, sizeof(key), "%s_to_%s_us", ev[e] + 4, ev[e + 1] + 4);
-		jb_num(&j, key, median_of(spans[e], cnt[e]));
-		q = cnt[e] ? spans[e][cnt[e] / 4] : NAN;	/* sorted by median_of */
-		snprintf(key, sizeof(key), "%s_to_%s_us_p25", ev[e] + 4, ev[e + 1] + 4);
-		jb_num(&j, key, q);
+		snprintf(key, sizeof(key), "%s_to_%s_us", trace_ev[e] + 4,
+			 trace_ev[e + 1] + 4);
+		trace_span(&j, key, ts, e, e + 1, 0);
 	}
-	{
-		/* Intake rate: intake events of consecutive tasks. */
-		static double d[NT];
-		int k = 0;
-
-		for (i = 0; i + 1 < NT; i++)
-			if (!isnan(ts[i][0]) && !isnan(ts[i + 1][0]))
-				d[k++] = ts[i + 1][0] - ts[i][0];
-		jb_num(&j, "intake_to_next_intake_us", median_of(d, k));
-		jb_num(&j, "intake_to_next_intake_us_p25", k ? d[k / 4] : NAN);
-		k = 0;
-		for (i = 0; i + 1 < NT; i++)
-			if (!isnan(ts[i][4]) && !isnan(ts[i + 1][4]))
-				d[k++] = ts[i + 1][4] - ts[i][4];
-		jb_num(&j, "retire_to_next_retire_us", median_of(d, k));
-		jb_num(&j, "retire_to_next_retire_us_p25", k ? d[k / 4] : NAN);
-	}
+	/* Intake rate: intake events of consecutive tasks; likewise retire. */
+	trace_span(&j, "intake_to_next_intake_us", ts, 0, 0, 1);
+	trace_span(&j, "retire_to_next_retire_us", ts, 4, 4, 1);
 	jb_close(&j);
 	printf("=== PTO-BENCH-TRACE %.*s\n", (int)j.len, j.p);
 	fflush(stdout);

@@ -42,6 +42,59 @@ static const struct row_head r8_head = {
 	.target_text = "device >= 0.3 x memcpy",
 };
 
+/*
+ * memcpy() of @bytes for as long as the device ran (@dev_ns), averaged
+ * like the device's time: a best-of-few would pick a quiet moment of a
+ * noisy host. ns per copy.
+ */
+static double r8_memcpy_ns(char *src, char *dst, size_t bytes, double dev_ns)
+{
+	int64_t t0 = now_ns(), el;
+	int i = 0;
+
+	do {
+		memcpy(dst, src, bytes);
+		__asm__ __volatile__("" : : "r"(dst) : "memory");
+		src[i++ & 63] ^= 1;
+		el = now_ns() - t0;
+	} while (el < dev_ns);
+	return (double)el / i;
+}
+
+/* The f32 ceiling of this VM: the same add as a C loop, into @dst. */
+static void r8_cpu_add(struct bench *B, struct row *r, struct pto_tensor *a,
+		       struct pto_tensor *b, char *dst, size_t bytes)
+{
+	const float *fa = pto_tensor_data(a), *fb = pto_tensor_data(b);
+	float *fd = (float *)dst;
+	size_t e, ne = bytes / sizeof(float);
+	int64_t t0 = now_ns();
+
+	for (e = 0; e < ne; e++)
+		fd[e] = fa[e] + fb[e];
+	__asm__ __volatile__("" : : "r"(fd) : "memory");
+	row_extra(r, "cpu_f32_add_loop_GBps",
+		  3.0 * bytes / (double)(now_ns() - t0));
+	row_extra(r, "device_add_kernel_GBps_per_core",
+		  3.0 * R8_TR * R8_COLS * sizeof(float) /
+		  (median_kernel_us(B) * 1e3));
+}
+
+/* Spot-check c = a + b over @n elements. */
+static void r8_check(struct row *r, struct pto_tensor *a, struct pto_tensor *b,
+		     struct pto_tensor *c, size_t n)
+{
+	const float *pa = pto_tensor_data(a), *pb = pto_tensor_data(b);
+	const float *pc = pto_tensor_data(c);
+	size_t i;
+
+	for (i = 0; i < n; i += 4099)
+		if (pc[i] != pa[i] + pb[i]) {
+			row_note(r, "result mismatch at element %zu.", i);
+			break;
+		}
+}
+
 void row8_bandwidth(struct bench *B)
 {
 	enum { TR = R8_TR, COLS = R8_COLS };
@@ -84,8 +137,7 @@ void row8_bandwidth(struct bench *B)
 		struct pto_task_desc d = { .kernel_aiv = k, .block_num = blocks,
 					   .tensors = args, .num_tensors = 3 };
 		struct pto_task_desc dc = d;
-		double dev_gbs, cpu_gbs, best = INFINITY;
-		int i;
+		double dev_gbs, cpu_gbs;
 
 		dc.kernel_aiv = kcopy;
 		if (rep && !push(B, &dc) && !doorbell(B, 1, NULL) &&
@@ -100,55 +152,14 @@ void row8_bandwidth(struct bench *B)
 		dev_gbs = 3.0 * bytes / makespan_ns(B);
 		if (rep)
 			block_spans(B, &r, "add");
-		/*
-		 * As long as the device ran, averaged like the device's time:
-		 * a best-of-few would pick a quiet moment of a noisy host.
-		 */
-		{
-			int64_t t0 = now_ns(), el;
-			double dev_ns = 3.0 * bytes / dev_gbs;
-
-			i = 0;
-			do {
-				memcpy(dst, src, bytes);
-				__asm__ __volatile__("" : : "r"(dst) : "memory");
-				src[i++ & 63] ^= 1;
-				el = now_ns() - t0;
-			} while (el < dev_ns);
-			best = (double)el / i;
-		}
-		cpu_gbs = 2.0 * bytes / best;
-		if (rep) {
-			/* The f32 ceiling of this VM: the same add as a C loop. */
-			const float *fa = pto_tensor_data(a), *fb = pto_tensor_data(b);
-			float *fd = (float *)dst;
-			size_t e, ne = bytes / sizeof(float);
-			int64_t t0 = now_ns();
-
-			for (e = 0; e < ne; e++)
-				fd[e] = fa[e] + fb[e];
-			__asm__ __volatile__("" : : "r"(fd) : "memory");
-			row_extra(&r, "cpu_f32_add_loop_GBps",
-				  3.0 * bytes / (double)(now_ns() - t0));
-			row_extra(&r, "device_add_kernel_GBps_per_core",
-				  3.0 * TR * COLS * sizeof(float) /
-				  (median_kernel_us(B) * 1e3));
-		}
+		cpu_gbs = 2.0 * bytes / r8_memcpy_ns(src, dst, bytes, 3.0 * bytes / dev_gbs);
+		if (rep)
+			r8_cpu_add(B, &r, a, b, dst, bytes);
 		/* Repetition 0 warms up: GM pages, core memory, caches. */
 		if (rep)
 			row_pair(&r, dev_gbs, cpu_gbs);
 	}
-	{
-		const float *pa = pto_tensor_data(a), *pb = pto_tensor_data(b);
-		const float *pc = pto_tensor_data(c);
-		size_t i;
-
-		for (i = 0; i < rows * COLS; i += 4099)
-			if (pc[i] != pa[i] + pb[i]) {
-				row_note(&r, "result mismatch at element %zu.", i);
-				break;
-			}
-	}
+	r8_check(&r, a, b, c, rows * COLS);
 done:
 	row_emit(&r);
 	free(src);
