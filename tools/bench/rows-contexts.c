@@ -94,17 +94,9 @@ static void r11_worker(unsigned int n, int ready_fd, int go_fd, int res_fd)
  * One form of row 11: @procs worker processes of @n tasks each, released
  * together. *us: the barrier's release to the last worker's last CQE.
  */
-static int r11_form(struct bench *B, struct row *r, unsigned int procs,
-		    unsigned int n, double *us)
+static int r11_pipes(struct bench *B, int ready[2], int go[2], int out[2])
 {
-	const char *pfx = procs > 1 ? "n_procs" : "one_proc";
-	struct r11_result res[R11_PROCS];
-	int ready[2], go[2], out[2], status = 0, ret = 0;
-	uint64_t disp = UINT64_MAX, fin = 0;
-	int64_t t0, end = 0, end_min = INT64_MAX, go_max = 0;
-	unsigned int i, started = 0, got = 0;
-	pid_t pid[R11_PROCS];
-	char key[64], c;
+	int ret;
 
 	if (pipe(ready))
 		goto err_pipe;
@@ -120,6 +112,82 @@ static int r11_form(struct bench *B, struct row *r, unsigned int procs,
 		close(go[1]);
 		goto err_pipe;
 	}
+	return 0;
+
+err_pipe:
+	ret = -errno;
+	berr(B, "pipe: %s", strerror(-ret));
+	return ret;
+}
+
+/* The workers' results of one form, taken together (t0: the release). */
+struct r11_agg {
+	int64_t end, end_min, go_max;
+	uint64_t disp, fin;
+};
+
+static int r11_reduce(struct bench *B, const struct r11_result *res,
+		      unsigned int got, unsigned int procs, int64_t t0,
+		      struct r11_agg *g)
+{
+	unsigned int i;
+
+	*g = (struct r11_agg){ .end = 0, .end_min = INT64_MAX, .go_max = 0,
+			       .disp = UINT64_MAX, .fin = 0 };
+	if (got < procs) {
+		berr(B, "%u of %u worker processes sent no result", procs - got, procs);
+		return -EIO;
+	}
+	for (i = 0; i < got; i++) {
+		if (res[i].ret) {
+			berr(B, "worker process: %s", res[i].err);
+			return res[i].ret;
+		}
+		if (res[i].t_end > g->end)
+			g->end = res[i].t_end;
+		if (res[i].t_end < g->end_min)
+			g->end_min = res[i].t_end;
+		if (res[i].t_go - t0 > g->go_max)
+			g->go_max = res[i].t_go - t0;
+		if (res[i].first_dispatch < g->disp)
+			g->disp = res[i].first_dispatch;
+		if (res[i].last_finish > g->fin)
+			g->fin = res[i].last_finish;
+	}
+	return 0;
+}
+
+static void r11_extras(struct row *r, unsigned int procs, unsigned int n,
+		       double us, const struct r11_agg *g)
+{
+	const char *pfx = procs > 1 ? "n_procs" : "one_proc";
+	char key[64];
+
+	snprintf(key, sizeof(key), "%s_us_per_task", pfx);
+	row_extra(r, key, us / (procs * n));
+	snprintf(key, sizeof(key), "%s_device_makespan_us_per_task", pfx);
+	row_extra(r, key, g->fin > g->disp ?
+		  (double)(g->fin - g->disp) / 1e3 / (procs * n) : NAN);
+	snprintf(key, sizeof(key), "%s_last_worker_off_barrier_us", pfx);
+	row_extra(r, key, (double)g->go_max / 1e3);
+	if (procs > 1)
+		row_extra(r, "n_procs_first_to_last_worker_end_us",
+			  (double)(g->end - g->end_min) / 1e3);
+}
+
+static int r11_form(struct bench *B, struct row *r, unsigned int procs,
+		    unsigned int n, double *us)
+{
+	struct r11_result res[R11_PROCS];
+	int ready[2], go[2], out[2], status = 0, ret;
+	struct r11_agg g;
+	unsigned int i, started = 0, got = 0;
+	pid_t pid[R11_PROCS];
+	int64_t t0;
+	char c;
+
+	if ((ret = r11_pipes(B, ready, go, out)))
+		return ret;
 	/* Nothing buffered may be printed twice. */
 	fflush(stdout);
 	fflush(stderr);
@@ -163,44 +231,12 @@ static int r11_form(struct bench *B, struct row *r, unsigned int procs,
 	}
 	if (ret)
 		return ret;
-	if (got < procs) {
-		berr(B, "%u of %u worker processes sent no result", procs - got, procs);
-		return -EIO;
-	}
-	for (i = 0; i < got; i++) {
-		if (res[i].ret) {
-			berr(B, "worker process: %s", res[i].err);
-			return res[i].ret;
-		}
-		if (res[i].t_end > end)
-			end = res[i].t_end;
-		if (res[i].t_end < end_min)
-			end_min = res[i].t_end;
-		if (res[i].t_go - t0 > go_max)
-			go_max = res[i].t_go - t0;
-		if (res[i].first_dispatch < disp)
-			disp = res[i].first_dispatch;
-		if (res[i].last_finish > fin)
-			fin = res[i].last_finish;
-	}
-	*us = (double)(end - t0) / 1e3;
-	if (!r)
-		return 0;
-	snprintf(key, sizeof(key), "%s_us_per_task", pfx);
-	row_extra(r, key, *us / (procs * n));
-	snprintf(key, sizeof(key), "%s_device_makespan_us_per_task", pfx);
-	row_extra(r, key, fin > disp ? (double)(fin - disp) / 1e3 / (procs * n) : NAN);
-	snprintf(key, sizeof(key), "%s_last_worker_off_barrier_us", pfx);
-	row_extra(r, key, (double)go_max / 1e3);
-	if (procs > 1)
-		row_extra(r, "n_procs_first_to_last_worker_end_us",
-			  (double)(end - end_min) / 1e3);
+	if ((ret = r11_reduce(B, res, got, procs, t0, &g)))
+		return ret;
+	*us = (double)(g.end - t0) / 1e3;
+	if (r)
+		r11_extras(r, procs, n, *us, &g);
 	return 0;
-
-err_pipe:
-	ret = -errno;
-	berr(B, "pipe: %s", strerror(-ret));
-	return ret;
 }
 
 static const struct row_head r11_head = {
