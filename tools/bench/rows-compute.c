@@ -199,6 +199,65 @@ static const struct row_head r9_head = {
 	.target_text = "device >= 0.5 x CPU loop",
 };
 
+/* One 128x128x128 matmul per block: c[128b..] = a x bm. 1: no builder. */
+static int r9_kernel(struct bench *B, struct pto_kernel **k)
+{
+	struct pto_kb *kb;
+	int ta, tb, tc;
+
+	if (pto_kb_new(B->dev, PTO_CORE_AIC, &kb))
+		return 1;
+	ta = pto_kb_tile(kb, PTO_DTYPE_F32, PTO_BUF_L0A, MM, MM);
+	tb = pto_kb_tile(kb, PTO_DTYPE_F32, PTO_BUF_L0B, MM, MM);
+	tc = pto_kb_tile(kb, PTO_DTYPE_F32, PTO_BUF_L0C, MM, MM);
+	pto_kb_sreg(kb, 0, PTO_SREG_BLOCK_IDX);
+	pto_kb_alui(kb, PTO_ALU_MUL, 0, 0, MM);
+	pto_kb_ldi(kb, 1, 0);
+	pto_kb_tload(kb, ta, 0, 1, 1);
+	pto_kb_tload(kb, tb, 1, 1, 1);
+	pto_kb_matmul(kb, tc, ta, tb, false);
+	pto_kb_tstore(kb, tc, 2, 0, 1);
+	pto_kb_end(kb);
+	return kb_done(B, kb, "matmul", k) ? -1 : 0;
+}
+
+/* The CPU loop for as long as the device ran (@dev_ns), averaged (see row 8); ns. */
+static double r9_cpu_ns(float *ca, const float *cb, float *cc, double dev_ns)
+{
+	int64_t t0 = now_ns(), el;
+	int i = 0;
+
+	do {
+		cpu_matmul(ca, cb, cc);
+		__asm__ __volatile__("" : : "r"(cc) : "memory");
+		ca[i++ & 63] += 1.0f / 1024;
+		el = now_ns() - t0;
+	} while (el < dev_ns);
+	return (double)el / i;
+}
+
+/* Spot-check block 0 of c = a x bm. */
+static void r9_check(struct row *r, struct pto_tensor *a, struct pto_tensor *bm,
+		     struct pto_tensor *c)
+{
+	const float *pc = pto_tensor_data(c);
+	const float *pa = pto_tensor_data(a), *pb = pto_tensor_data(bm);
+	int i, kk;
+
+	for (i = 0; i < MM * MM; i += 1031) {
+		double ref = 0, mag = 0;
+
+		for (kk = 0; kk < MM; kk++) {
+			ref += (double)pa[(i / MM) * MM + kk] * pb[kk * MM + i % MM];
+			mag += fabs((double)pa[(i / MM) * MM + kk] * pb[kk * MM + i % MM]);
+		}
+		if (fabs(pc[i] - ref) > 1e-4 * mag + 1e-6) {
+			row_note(r, "result mismatch at element %d.", i);
+			break;
+		}
+	}
+}
+
 void row9_matmul(struct bench *B)
 {
 	/* A third of the AICs: the device's time stays short, waves or not. */
@@ -207,9 +266,8 @@ void row9_matmul(struct bench *B)
 	struct pto_kernel *k = NULL;
 	static float ca[MM * MM], cb[MM * MM], cc[MM * MM];
 	const double flop = 2.0 * MM * MM * MM;
-	struct pto_kb *kb;
 	struct row r;
-	int rep, ta, tb, tc, i;
+	int rep, ret;
 
 	row_start(&r, &r9_head,
 		  "f32 128x128x128 matmul: one SPMD AIC task of %u blocks (one matmul each), flops / device makespan vs a plain C triple loop (-O2) in user space, repeated for as long",
@@ -225,30 +283,15 @@ void row9_matmul(struct bench *B)
 	fill_f32(bm, 8);
 	memcpy(ca, pto_tensor_data(a), sizeof(ca));
 	memcpy(cb, pto_tensor_data(bm), sizeof(cb));
-	if (pto_kb_new(B->dev, PTO_CORE_AIC, &kb)) {
-		row_fail(&r, "error", "kernel builder");
-		goto done;
-	}
-	ta = pto_kb_tile(kb, PTO_DTYPE_F32, PTO_BUF_L0A, MM, MM);
-	tb = pto_kb_tile(kb, PTO_DTYPE_F32, PTO_BUF_L0B, MM, MM);
-	tc = pto_kb_tile(kb, PTO_DTYPE_F32, PTO_BUF_L0C, MM, MM);
-	pto_kb_sreg(kb, 0, PTO_SREG_BLOCK_IDX);
-	pto_kb_alui(kb, PTO_ALU_MUL, 0, 0, MM);
-	pto_kb_ldi(kb, 1, 0);
-	pto_kb_tload(kb, ta, 0, 1, 1);
-	pto_kb_tload(kb, tb, 1, 1, 1);
-	pto_kb_matmul(kb, tc, ta, tb, false);
-	pto_kb_tstore(kb, tc, 2, 0, 1);
-	pto_kb_end(kb);
-	if (kb_done(B, kb, "matmul", &k)) {
-		row_fail(&r, "error", "%s", B->err);
+	if ((ret = r9_kernel(B, &k))) {
+		row_fail(&r, "error", "%s", ret > 0 ? "kernel builder" : B->err);
 		goto done;
 	}
 	for (rep = 0; rep <= B->reps; rep++) {
 		struct pto_tensor *args[3] = { a, bm, c };
 		struct pto_task_desc d = { .kernel_aic = k, .block_num = blocks,
 					   .tensors = args, .num_tensors = 3 };
-		double dev, best = INFINITY;
+		double dev, cpu_ns;
 
 		if (push(B, &d) || doorbell(B, 1, NULL) || drain(B, 1, false)) {
 			if (rep_failed(&r, B->err, rep))
@@ -258,38 +301,11 @@ void row9_matmul(struct bench *B)
 		dev = flop * blocks / makespan_ns(B);
 		if (rep)
 			block_spans(B, &r, "matmul");
-		/* As long as the device ran, averaged (see row 8). */
-		{
-			int64_t t0 = now_ns(), el;
-			double dev_ns = flop * blocks / dev;
-
-			i = 0;
-			do {
-				cpu_matmul(ca, cb, cc);
-				__asm__ __volatile__("" : : "r"(cc) : "memory");
-				ca[i++ & 63] += 1.0f / 1024;
-				el = now_ns() - t0;
-			} while (el < dev_ns);
-			best = (double)el / i;
-		}
+		cpu_ns = r9_cpu_ns(ca, cb, cc, flop * blocks / dev);
 		if (rep)
-			row_pair(&r, dev, flop / best);
+			row_pair(&r, dev, flop / cpu_ns);
 	}
-	for (i = 0; i < MM * MM; i += 1031) {
-		const float *pc = pto_tensor_data(c);
-		const float *pa = pto_tensor_data(a), *pb = pto_tensor_data(bm);
-		double ref = 0, mag = 0;
-		int kk;
-
-		for (kk = 0; kk < MM; kk++) {
-			ref += (double)pa[(i / MM) * MM + kk] * pb[kk * MM + i % MM];
-			mag += fabs((double)pa[(i / MM) * MM + kk] * pb[kk * MM + i % MM]);
-		}
-		if (fabs(pc[i] - ref) > 1e-4 * mag + 1e-6) {
-			row_note(&r, "result mismatch at element %d.", i);
-			break;
-		}
-	}
+	r9_check(&r, a, bm, c);
 done:
 	row_emit(&r);
 	pto_kernel_free(k);
