@@ -475,16 +475,60 @@ static const struct row_head r12_head = {
 	.target_text = "start delay <= 2 x quantum",
 };
 
+/* Row 12's load: @nload spin tasks of @outer x R12_INNER in context L. */
+struct r12_load {
+	struct bench *L;
+	struct pto_kernel *k;
+	int64_t outer;
+	unsigned int nload, nstart;
+};
+
+/*
+ * The probe under load: the load pushed, its first @nstart tasks on cores
+ * (each on a core first, then into its run), R12_PROBE_AFTER_MS, the
+ * probe; the load drained either way, so that the next repetition starts
+ * on an idle device. 0: *busy measured; 1: the load did not start
+ * (ld->L->err); -1: the repetition failed, *err says why.
+ */
+static int r12_loaded(struct bench *B, const struct r12_load *ld,
+		      struct pto_block_info *busy, int64_t *t_busy,
+		      const char **err)
+{
+	struct drm_pto_npu_counters units;
+	struct bench *L = ld->L;
+	int64_t t_load;
+	int ret;
+
+	if (query_counters(L, &units) ||
+	    r12_push_load(L, ld->k, ld->outer, ld->nload))
+		return 1;
+	ret = r12_wait_units(L, units.units, ld->nstart);
+	t_load = now_ns();
+	sleep_until(t_load + R12_PROBE_AFTER_MS * INT64_C(1000000));
+	if (!ret)
+		ret = r12_probe(B, busy, t_busy);
+	else
+		memcpy(B->err, L->err, sizeof(B->err));
+	if (drain(L, ld->nload, false)) {
+		*err = L->err;
+		return -1;
+	}
+	if (ret) {
+		*err = B->err;
+		return -1;
+	}
+	return 0;
+}
+
 void row12_start_delay(struct bench *B)
 {
 	unsigned int nload = (unsigned int)sysconf(_SC_NPROCESSORS_ONLN) + 3;
 	unsigned int nstart = nload < B->aiv ? nload : B->aiv;
 	int rep, reps = B->reps < 7 ? B->reps : 7;
-	struct drm_pto_npu_counters units;
 	struct pto_kernel *k_spin = NULL;
 	struct pto_block_info idle, busy;
 	struct bench L = { 0 };
-	int64_t outer = 0, t_sub, t_load;
+	int64_t outer = 0, t_sub;
 	double alone_ms = NAN;
 	struct row r;
 
@@ -505,6 +549,8 @@ void row12_start_delay(struct bench *B)
 		goto done;
 	}
 	for (rep = 0; rep < reps; rep++) {
+		struct r12_load ld = { &L, k_spin, outer, nload, nstart };
+		const char *err;
 		int64_t t_busy;
 		int ret;
 
@@ -518,27 +564,13 @@ void row12_start_delay(struct bench *B)
 		row_extra(&r, "idle_submit_to_start_us",
 			  ((double)idle.ts_start - (double)t_sub) / 1e3);
 
-		if (query_counters(&L, &units) ||
-		    r12_push_load(&L, k_spin, outer, nload)) {
+		ret = r12_loaded(B, &ld, &busy, &t_busy, &err);
+		if (ret > 0) {
 			row_fail(&r, "error", "load: %s", L.err);
 			break;
 		}
-		/* Every load task on a core first, then into its run. */
-		ret = r12_wait_units(&L, units.units, nstart);
-		t_load = now_ns();
-		sleep_until(t_load + R12_PROBE_AFTER_MS * INT64_C(1000000));
-		if (!ret)
-			ret = r12_probe(B, &busy, &t_busy);
-		else
-			memcpy(B->err, L.err, sizeof(B->err));
-		/* The next repetition starts on an idle device either way. */
-		if (drain(&L, nload, false)) {
-			if (rep_failed(&r, L.err, rep))
-				break;
-			continue;
-		}
 		if (ret) {
-			if (rep_failed(&r, B->err, rep))
+			if (rep_failed(&r, err, rep))
 				break;
 			continue;
 		}

@@ -70,6 +70,24 @@ static const struct row_head r10_head = {
 	.target_text = "<= 1 KiB per in-flight task",
 };
 
+/* Slab+VmallocUsed+Shmem before (*q0) and with (*q1) a queue of @qslots. */
+static int r10_queue_bytes(struct bench *B, unsigned int qslots, double *q0,
+			   double *q1)
+{
+	struct pto_queue *big = NULL;
+	int ret;
+
+	*q0 = kmem_bytes(true, NULL, NULL);
+	ret = pto_queue_create(B->dev, qslots, 0, &big);
+	if (ret) {
+		berr(B, "queue of %u slots: %s", qslots, pto_strerror(ret));
+		return ret;
+	}
+	*q1 = kmem_bytes(true, NULL, NULL);
+	pto_queue_destroy(big);
+	return 0;
+}
+
 void row10_memory(struct bench *B)
 {
 	unsigned int n = B->quick ? 2000 : 10000;
@@ -85,7 +103,6 @@ void row10_memory(struct bench *B)
 		struct pto_task_desc d = empty_task(B);
 		double m0, m1, s0, s1, v0, v1, q0, q1, p0, p1;
 		bool spares_ok = true;
-		struct pto_queue *big = NULL;
 		unsigned int i;
 		int64_t dep, t0;
 		int ret;
@@ -118,14 +135,8 @@ void row10_memory(struct bench *B)
 			continue;
 		}
 
-		q0 = kmem_bytes(true, NULL, NULL);
-		ret = pto_queue_create(B->dev, qslots, 0, &big);
-		if (ret) {
-			berr(B, "queue of %u slots: %s", qslots, pto_strerror(ret));
+		if ((ret = r10_queue_bytes(B, qslots, &q0, &q1)))
 			goto fail;
-		}
-		q1 = kmem_bytes(true, NULL, NULL);
-		pto_queue_destroy(big);
 
 		/* Spares the tasks took were in Slab before: count them. */
 		row_pair(&r, (m1 - m0 + p0 - p1) / n, (q1 - q0) / qslots);
