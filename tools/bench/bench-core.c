@@ -462,35 +462,38 @@ static bool want_row(const char *rows, int pass, const struct bench_row *row)
 	return false;
 }
 
-int main(int argc, char **argv)
-{
-	struct bench B = { .reps = 15 };
-	const char *rows = NULL;
-	bool trace = false;
-	int opt, pass = 0;
-	size_t i;
+/* The options; -R ROWS and -P 1|2 as want_row() reads them. */
+struct opts {
+	const char *rows;
+	bool trace;
+	int pass;
+};
 
-	setvbuf(stdout, NULL, _IOLBF, 0);
+/* 0, or 2 (said on stderr) for bad usage. */
+static int parse_opts(int argc, char **argv, struct bench *B, struct opts *o)
+{
+	int opt;
+
 	while ((opt = getopt(argc, argv, "r:qsR:tP:")) != -1) {
 		switch (opt) {
 		case 'r':
-			B.reps = atoi(optarg);
+			B->reps = atoi(optarg);
 			break;
 		case 'q':
-			B.quick = true;
+			B->quick = true;
 			break;
 		case 's':
 			g_smoke = true;
 			break;
 		case 'R':
-			rows = optarg;
+			o->rows = optarg;
 			break;
 		case 't':
-			trace = true;
+			o->trace = true;
 			break;
 		case 'P':
-			pass = atoi(optarg);
-			if (pass < 1 || pass > 2) {
+			o->pass = atoi(optarg);
+			if (o->pass < 1 || o->pass > 2) {
 				fprintf(stderr, "pto-bench: -P wants 1 or 2\n");
 				return 2;
 			}
@@ -501,30 +504,35 @@ int main(int argc, char **argv)
 		}
 	}
 	if (g_smoke) {
-		B.reps = 1;
-		B.quick = true;
-	} else if (B.reps < 3 || B.reps > MAX_REPS) {
+		B->reps = 1;
+		B->quick = true;
+	} else if (B->reps < 3 || B->reps > MAX_REPS) {
 		fprintf(stderr, "pto-bench: -r wants 3..%d\n", MAX_REPS);
 		return 2;
 	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct bench B = { .reps = 15 };
+	struct opts o = { 0 };
+	size_t i;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (parse_opts(argc, argv, &B, &o))
+		return 2;
 	if (setup(&B))
 		return 2;
 	print_info(&B);
 
 	for (i = 0; i < sizeof(rows_table) / sizeof(rows_table[0]); i++)
-		if (want_row(rows, pass, &rows_table[i]))
+		if (want_row(o.rows, o.pass, &rows_table[i]))
 			rows_table[i].run(&B);
-	if (trace)
+	if (o.trace)
 		trace_summary(&B);
 
-	pto_kernel_free(B.k_empty_aiv);
-	pto_kernel_free(B.k_empty_aic);
-	pto_kernel_free(B.k_gate);
-	pto_tensor_free(B.gate_ws);
-	if (pto_queue_destroy(B.q))
-		fprintf(stderr, "pto-bench: queue still busy at exit\n");
-	free(B.cqe);
-	pto_device_close(B.dev);
+	teardown(&B);
 	if (g_smoke)
 		printf("1..%d\n", g_tap_n);
 	else

@@ -695,3 +695,16 @@ fail:
 	fprintf(stderr, "pto-bench: setup: %s\n", B->err);
 	return ret;
 }
+
+/* What setup() made, freed; the queue must be idle by now. */
+void teardown(struct bench *B)
+{
+	pto_kernel_free(B->k_empty_aiv);
+	pto_kernel_free(B->k_empty_aic);
+	pto_kernel_free(B->k_gate);
+	pto_tensor_free(B->gate_ws);
+	if (pto_queue_destroy(B->q))
+		fprintf(stderr, "pto-bench: queue still busy at exit\n");
+	free(B->cqe);
+	pto_device_close(B->dev);
+}

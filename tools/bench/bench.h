@@ -192,6 +192,7 @@ void batch_extras(struct row *r, const char *pfx, const int64_t t[4],
 		  unsigned int n);
 void trace_summary(struct bench *B);
 int setup(struct bench *B);
+void teardown(struct bench *B);
 /* rows-overhead.c */
 int empty_batch(struct bench *B, struct row *r, unsigned int n,
 		const char *pfx, double *per_task_us);
