@@ -17,13 +17,21 @@
  * Exit status: 0 when every row ran (a missed target is not a failure),
  * 1 when a row broke (error status), 2 for bad usage or no device.
  *
+ * The files: bench-core.c (this one: statistics, the JSON line, the row
+ * helpers, the row table, main), bench-dev.c (the device helpers: queue,
+ * push/doorbell/drain, CQE timings, the gate, setup), rows-*.c (the rows,
+ * by family), bench.h between them. Adding a row: one function in the
+ * rows-*.c file of its family, its header a struct row_head and its loop
+ * row_abba() where it fits (rows 1, 5 and 6 show the form), declared in
+ * bench.h, and one line in rows_table[] below.
+ *
  * usage: pto-bench [-r REPS] [-q] [-s] [-R ROWS] [-P 1|2] [-t]
  *	-r REPS  repetitions per row (default 15, 3..31)
  *	-q       quick: fewer tasks per measurement
  *	-s       smoke test (make check): -q, one repetition, every row
  *		 reported as a TAP result (not ok: the row broke), no target
  *		 judged and no figures printed
- *	-R ROWS  row numbers to run, separated by ',' or '+' (default all: 1..14)
+ *	-R ROWS  row numbers to run, separated by ',' or '+' (default all: 1..15)
  *	-P 1|2   only the rows of pass 1 (measured on one vCPU) or of pass 2
  *		 (row 4, which needs cores running in parallel: the rows
  *		 marked parallel in rows_table[]); default every row
