@@ -154,6 +154,7 @@ void row_start(struct row *r, const struct row_head *h, const char *what, ...)
 void row_error(struct row *r, const char *err);
 void row_abba(struct bench *B, struct row *r, row_form_fn form,
 	      const void *arg, int flags);
+
 /* bench-dev.c */
 void berr(struct bench *B, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -193,6 +194,7 @@ void batch_extras(struct row *r, const char *pfx, const int64_t t[4],
 void trace_summary(struct bench *B);
 int setup(struct bench *B);
 void teardown(struct bench *B);
+
 /* rows-overhead.c */
 int empty_batch(struct bench *B, struct row *r, unsigned int n,
 		const char *pfx, double *per_task_us);
@@ -200,22 +202,27 @@ void row1_overhead(struct bench *B);
 void row2_throughput(struct bench *B);
 void row13_infer(struct bench *B);
 void row15_profile(struct bench *B);
+
 /* rows-techniques.c */
 void row3_spmd_all(struct bench *B);
 void row5_predicate(struct bench *B);
 void row6_early(struct bench *B);
 void row7_barrier(struct bench *B);
+
 /* rows-mixed.c */
 void row4_mixed_all(struct bench *B);
+
 /* rows-compute.c */
 /* Row 8's tiles (row 14 copies with row8_kernel() too). */
 enum { R8_TR = 64, R8_COLS = 128 };
 int row8_kernel(struct bench *B, bool add, struct pto_kernel **k);
 void row8_bandwidth(struct bench *B);
 void row9_matmul(struct bench *B);
+
 /* rows-memory.c */
 void row10_memory(struct bench *B);
 void row14_memory_model(struct bench *B);
+
 /* rows-contexts.c */
 void row11_processes(struct bench *B);
 void row12_start_delay(struct bench *B);
