@@ -243,9 +243,12 @@ bench-perf: deps
 		--smp $(BENCH_SMP) --timeout 1200 --env PTO_PERF=1 --log $(BUILD)/vm/bench-perf.log
 	@sed -n '/=== PTO-PERF-BEGIN/,/=== PTO-PERF-END/p' $(BUILD)/vm/bench-perf.log
 
-$(BUILD)/bench/pto-bench: tools/bench/pto-bench.c $(LIBPTO_SO) $(LIBPTO_HDR)
+# pto-bench: tools/bench/bench-core.c (report, row table, main),
+# bench-dev.c (device helpers), rows-*.c (the rows); bench.h between them.
+BENCH_SRCS := $(wildcard tools/bench/*.c)
+$(BUILD)/bench/pto-bench: $(BENCH_SRCS) tools/bench/bench.h $(LIBPTO_SO) $(LIBPTO_HDR)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_USER) -o $@ $< -L$(BUILD)/lib -lpto $(LDLIBS_USER) $(RPATH)
+	$(CC) $(CFLAGS_USER) -o $@ $(BENCH_SRCS) -L$(BUILD)/lib -lpto $(LDLIBS_USER) $(RPATH)
 
 # make bench-peer SIMPLER_DIR=<checkout of hw-native-sys/simpler>: pto-npu
 # side by side with simpler's CPU simulator (a2a3sim) on the same workloads,

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The runtime-overhead report of `make bench`, from the bench VM's console log.
 
-pto-bench (tools/bench/pto-bench.c) prints, inside the VM,
+pto-bench (tools/bench/bench-core.c, its rows in tools/bench/rows-*.c) prints,
+inside the VM,
     === PTO-BENCH-INFO {json}          the run's setup
     === PTO-BENCH-ROW {json}           one per row
     === PTO-BENCH-TRACE {json}         tracepoint summary (pto-bench -t)
