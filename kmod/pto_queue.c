@@ -289,14 +289,17 @@ void pto_queue_task_done(struct pto_task *task, struct list_head *freeable)
 			list_add_tail(&task->held_link, &q->held);
 			pto_cq_update_held(q);
 		}
+		/*
+		 * CQEs posted (or held: the waiters flush them): wake
+		 * QUEUE_WAIT and poll() now, not when the task is freed, which
+		 * a worker does in batches. Still under cq_lock: once a task is
+		 * on q->held, QUEUE_WAIT or close may free it, and close then
+		 * the context, as soon as the lock drops (a deferred post holds
+		 * no scheduler lock). Without sleepers this costs a barrier.
+		 */
+		if (wq_has_sleeper(&q->ctx->wq))
+			wake_up_all(&q->ctx->wq);
 	}
-	/*
-	 * CQEs posted (or held: the waiters flush them): wake QUEUE_WAIT and
-	 * poll() now, not when the task is freed, which a worker does in
-	 * batches. Without sleepers this costs a barrier, not the lock.
-	 */
-	if (wq_has_sleeper(&task->ctx->wq))
-		wake_up_all(&task->ctx->wq);
 }
 
 /**

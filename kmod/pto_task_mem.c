@@ -20,6 +20,7 @@
 #include "pto_kernel.h"
 #include "pto_sched.h"
 #include "pto_task_mem.h"
+#include "pto_xring.h"
 
 /*
  * Small tasks (the common case: one block, a few arguments) come from a
@@ -185,6 +186,7 @@ void pto_task_put_resources(struct pto_task *task)
 	u32 i;
 
 	pto_gm_task_free(task);
+	pto_xring_free_spills(task);
 	for (i = 0; i < task->num_tensors; i++)
 		if (task->targs[i].bo)
 			drm_gem_object_put(&task->targs[i].bo->base.base);

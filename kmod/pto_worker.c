@@ -33,6 +33,7 @@
 #include "pto_task_mem.h"
 #include "pto_trace.h"
 #include "pto_worker.h"
+#include "pto_xring.h"
 
 /*
  * A unit any worker thread may run: no unit sleeps waiting for another
@@ -408,6 +409,22 @@ static bool pto_unit_finish(struct pto_worker *w, struct pto_task *task,
 }
 
 /*
+ * An AIV part of a mixed block ended: the v2c slots its AIC has not popped
+ * leave the core's UB before the core goes back to the scheduler (called
+ * unlocked). Without memory for them the unit fails.
+ */
+static void pto_unit_spill(struct pto_task *task, u32 unit,
+			   struct pto_exec_result *res)
+{
+	if (pto_xring_spill(task, unit / task->nparts,
+			    unit % task->nparts - 1) &&
+	    res->status == DRM_PTO_NPU_STATUS_OK) {
+		res->status = DRM_PTO_NPU_STATUS_NOMEM;
+		res->detail = 0;
+	}
+}
+
+/*
  * Run the unit in the current core's running slot, from its start or, if
  * released from a barrier, from where it parked. Called and returns locked.
  *
@@ -434,6 +451,8 @@ static bool pto_worker_step(struct pto_worker *w)
 		pto_unit_park(w, task);
 		return true;
 	}
+	if (task->rings && core->type == PTO_CORE_AIV)
+		pto_unit_spill(task, unit, &res);
 	task->recs[unit].ts[PTO_TS_END] = ktime_get_ns();
 	trace_pto_end(task, unit, core, res.status);
 	task->recs[unit].status = res.status;

@@ -28,6 +28,7 @@
 
 #include <linux/cleanup.h>
 #include <linux/lockdep.h>
+#include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
 #include <kunit/visibility.h>
@@ -43,6 +44,8 @@ static u8 *pto_slot(const struct pto_xring_set *set, u32 part, bool c2v,
 
 	if (c2v)
 		return set->mem[part] + (size_t)slot * set->c2v_bytes;
+	if (set->spill[part])
+		return set->spill[part] + (size_t)slot * set->v2c_bytes;
 	return set->mem[part] + (size_t)set->slot_num * set->c2v_bytes +
 	       (size_t)slot * set->v2c_bytes;
 }
@@ -229,6 +232,71 @@ void pto_xring_side_done(struct pto_sched *s, struct pto_task *task,
 		list_splice_init(&set->waiters, &release);
 	}
 	pto_unpark_list_locked(s, &release, DRM_PTO_NPU_STATUS_OK);
+}
+
+/* Filled v2c slots of AIV part @part that its AIC has not popped yet. */
+static bool pto_xring_v2c_filled(const struct pto_xring_set *set, u32 part)
+{
+	return !set->aic_done && set->v2c_bytes &&
+	       set->ring[part].v2c_tail != set->ring[part].v2c_head;
+}
+
+/**
+ * pto_xring_spill - keep an ended AIV part's filled v2c slots
+ * @task: the mixed task
+ * @block: block index
+ * @part: the AIV part, whose kernel has ended (no more PUSHes)
+ *
+ * Called by the part's worker before the unit is retired, while its core
+ * (and so its UB) is still the block's: once retired, the core may run
+ * another unit, of this context or another, before the AIC has popped the
+ * slots. Their contents move into memory of the task's own, where the
+ * AIC's POPs read them; the UB is the next owner's (scrubbed for another
+ * context, pto_core_scrub()).
+ *
+ * Return: 0, or -ENOMEM: the slots are dropped, so a POP finds the ring
+ * ended, and the caller fails the unit.
+ */
+int pto_xring_spill(struct pto_task *task, u32 block, u32 part)
+{
+	struct pto_xring_set *set = &task->rings[block];
+	struct pto_xring *r = &set->ring[part];
+	u8 *buf;
+	u32 i;
+
+	scoped_guard(spinlock, &task->xlock)
+		if (!pto_xring_v2c_filled(set, part))
+			return 0;
+	buf = kvmalloc_array(set->slot_num, set->v2c_bytes,
+			     GFP_KERNEL_ACCOUNT);
+	guard(spinlock)(&task->xlock);
+	if (!buf) {
+		r->v2c_head = r->v2c_tail;
+		set->seq++;
+		return -ENOMEM;
+	}
+	/* Only the AIC moves v2c_head meanwhile: copy what is still filled. */
+	for (i = r->v2c_head; i != r->v2c_tail; i++)
+		memcpy(buf + (size_t)(i % set->slot_num) * set->v2c_bytes,
+		       pto_slot(set, part, false, i), set->v2c_bytes);
+	set->spill[part] = buf;
+	return 0;
+}
+
+/**
+ * pto_xring_free_spills - free a task's spilled slots
+ * @task: the task, its units all ended
+ */
+void pto_xring_free_spills(struct pto_task *task)
+{
+	u32 b;
+
+	for (b = 0; task->rings && b < task->block_num; b++) {
+		kvfree(task->rings[b].spill[0]);
+		kvfree(task->rings[b].spill[1]);
+		task->rings[b].spill[0] = NULL;
+		task->rings[b].spill[1] = NULL;
+	}
 }
 
 /**

@@ -31,6 +31,8 @@ struct pto_xring {
  * @c2v_bytes: bytes of one cube-to-vector slot (an AIV's share)
  * @v2c_bytes: bytes of one vector-to-cube slot (an AIV's share)
  * @mem: slot memory in each AIV's UB: c2v slots, then v2c slots
+ * @spill: an ended AIV part's filled v2c slots, copied out of its UB before
+ *         its core went back to the scheduler (pto_xring_spill()), or NULL
  * @ring: indices per AIV part
  * @aic_done: the AIC part has ended
  * @aiv_done: the AIV parts have ended
@@ -47,6 +49,7 @@ struct pto_xring_set {
 	u32 c2v_bytes;
 	u32 v2c_bytes;
 	u8 *mem[2];
+	u8 *spill[2];
 	struct pto_xring ring[2];
 	bool aic_done;
 	bool aiv_done[2];
@@ -66,6 +69,8 @@ s32 pto_xring_op(struct pto_task *task, u32 block, struct pto_core *core,
 		 u32 part, bool push, u8 *tile, u32 rows, u32 row_bytes);
 void pto_xring_side_done(struct pto_sched *s, struct pto_task *task,
 			 u32 block, bool aic, u32 part);
+int pto_xring_spill(struct pto_task *task, u32 block, u32 part);
+void pto_xring_free_spills(struct pto_task *task);
 void pto_xring_release_task(struct pto_task *task, struct list_head *release);
 bool pto_xring_scan_stalled(struct pto_task *task, u64 now, u64 timeout,
 			    bool moved, struct list_head *stalled);
