@@ -21,11 +21,13 @@
 
 #include "pto_deps.h"
 #include "pto_gem.h"
+#include "pto_gm.h"
 #include "pto_kernel.h"
 #include "pto_queue.h"
 #include "pto_sched.h"
 #include "pto_submit.h"
 #include "pto_task_mem.h"
+#include "pto_user.h"
 
 static unsigned int clusters = 24;
 module_param(clusters, uint, 0444);
@@ -291,9 +293,10 @@ static int pto_open(struct drm_device *drm, struct drm_file *file)
 {
 	struct pto_ctx *ctx;
 	u32 i;
+	int ret;
 
 	/* Over a page (the task hashes): a failure is open()'s -ENOMEM. */
-	ctx = kvzalloc(sizeof(*ctx), GFP_KERNEL | __GFP_NOWARN);
+	ctx = kvzalloc(sizeof(*ctx), GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 	if (!ctx)
 		return -ENOMEM;
 	ctx->gm = pto_gm_account_alloc();
@@ -302,10 +305,12 @@ static int pto_open(struct drm_device *drm, struct drm_file *file)
 		return -ENOMEM;
 	}
 	ctx->scratch = pto_ctx_scratch_alloc();
-	if (!ctx->scratch) {
+	ret = ctx->scratch ? pto_user_open(ctx) : -ENOMEM;
+	if (ret) {
+		kfree(ctx->scratch);
 		pto_gm_account_put(ctx->gm);
 		kvfree(ctx);
-		return -ENOMEM;
+		return ret;
 	}
 	mutex_init(&ctx->submit_lock);
 	/*
@@ -345,6 +350,7 @@ static void pto_postclose(struct drm_device *drm, struct drm_file *file)
 	pto_deps_forget_failed(ctx);
 	pto_infer_fini(&ctx->infer);
 	pto_gm_account_put(ctx->gm);
+	pto_user_close(ctx);
 	mutex_destroy(&ctx->submit_lock);
 	kfree(ctx->scratch);
 	kvfree(ctx);
@@ -518,6 +524,7 @@ static int __init pto_init(void)
 static void __exit pto_exit(void)
 {
 	pto_destroy_all();
+	pto_gm_gc_flush();
 	pto_task_caches_exit();
 }
 

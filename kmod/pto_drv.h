@@ -12,6 +12,7 @@
 #include <linux/types.h>
 #include <linux/wait.h>
 #include <linux/xarray.h>
+#include <linux/memcontrol.h>
 #include <drm/drm_device.h>
 
 #include "pto_infer.h"
@@ -204,6 +205,9 @@ struct pto_failed {
  * @submit_lock: serialises doorbells (id order) and queue create/destroy
  * @scratch: one SQ entry copied out of the ring (submit_lock)
  * @uid: unique id of the context, never reused: the DRM client id (fdinfo drm-client-id)
+ * @user: the opener's user id in the initial namespace (pto_user.c)
+ * @memcg: the opener's memory cgroup, charged for what the cores allocate
+ *         for the context's units (a reference; NULL without memcg)
  * @nfailed: records in @failed (sched lock)
  * @ready: its ready tasks per queue type, in order (sched lock)
  * @ready_link: in the scheduler's round robin of contexts with ready
@@ -229,6 +233,8 @@ struct pto_ctx {
 	struct mutex submit_lock;	/* doorbells, queue create/destroy */
 	void *scratch;
 	u64 uid;
+	unsigned long user;
+	struct mem_cgroup *memcg;
 	u32 nfailed;
 	struct list_head ready[PTO_NUM_RQ];
 	struct list_head ready_link[PTO_NUM_RQ];

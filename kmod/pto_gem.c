@@ -28,7 +28,7 @@
  */
 struct pto_gm_account *pto_gm_account_alloc(void)
 {
-	struct pto_gm_account *gm = kzalloc(sizeof(*gm), GFP_KERNEL);
+	struct pto_gm_account *gm = kzalloc(sizeof(*gm), GFP_KERNEL_ACCOUNT);
 
 	if (gm)
 		kref_init(&gm->ref);
@@ -124,7 +124,7 @@ static const struct drm_gem_object_funcs pto_bo_funcs = {
 struct drm_gem_object *pto_gem_create_object(struct drm_device *drm,
 					     size_t size)
 {
-	struct pto_bo *bo = kzalloc(sizeof(*bo), GFP_KERNEL);
+	struct pto_bo *bo = kzalloc(sizeof(*bo), GFP_KERNEL_ACCOUNT);
 
 	if (!bo)
 		return ERR_PTR(-ENOMEM);

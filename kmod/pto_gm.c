@@ -40,10 +40,12 @@
 
 #include <linux/bitops.h>
 #include <linux/hash.h>
+#include <linux/llist.h>
 #include <linux/minmax.h>
 #include <linux/mutex.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/workqueue.h>
 
 #include "pto_gm.h"
 #include "pto_queue.h"
@@ -148,13 +150,15 @@ struct pto_gm_pends {
  * @seq: publications (FENCE) so far
  * @hist: struct pto_gm_hist by line
  * @pend: struct pto_gm_pends by line (sanitizer)
- * @bytes: memory of @hist
+ * @bytes: memory of @hist and @pend, at most PTO_GM_HIST_MAX
  * @epochs: per unit, the publication count at its last CACHEINVALID of the
  *          whole GM (0 before, U64_MAX once it ended)
  * @min_epoch: the least of @epochs: publications up to it are seen by
  *             every unit that may still load, and fold into the lines
+ * @gc: on pto_gm_gc once its task has completed (pto_gm_task_retire())
  */
 struct pto_gm_task {
+	struct llist_node gc;
 	struct mutex lock;	/* the fields below */
 	u64 seq;
 	struct hlist_head hist[1 << PTO_GM_TASK_BITS];
@@ -262,10 +266,10 @@ static struct pto_gm_task *pto_gm_task_get(struct pto_task *t)
 
 	if (g)
 		return g;
-	g = kzalloc(sizeof(*g), GFP_KERNEL);
+	g = kzalloc(sizeof(*g), GFP_KERNEL_ACCOUNT);
 	if (!g)
 		return NULL;
-	g->epochs = kcalloc(t->units, sizeof(*g->epochs), GFP_KERNEL);
+	g->epochs = kcalloc(t->units, sizeof(*g->epochs), GFP_KERNEL_ACCOUNT);
 	if (!g->epochs) {
 		kfree(g);
 		return NULL;
@@ -281,20 +285,13 @@ static struct pto_gm_task *pto_gm_task_get(struct pto_task *t)
 	return g;
 }
 
-/**
- * pto_gm_task_free - free a task's GM history (no unit of it runs)
- * @t: the task
- */
-void pto_gm_task_free(struct pto_task *t)
+static void pto_gm_hist_free(struct pto_gm_task *g)
 {
-	struct pto_gm_task *g = t->gm;
 	struct pto_gm_pends *ps;
 	struct pto_gm_hist *h;
 	struct hlist_node *tmp;
 	u32 b;
 
-	if (!g)
-		return;
 	for (b = 0; b < ARRAY_SIZE(g->hist); b++) {
 		hlist_for_each_entry_safe(h, tmp, &g->hist[b], k.node) {
 			kfree(h->v);
@@ -304,11 +301,65 @@ void pto_gm_task_free(struct pto_task *t)
 			kfree(ps->p);
 			kfree(ps);
 		}
+		cond_resched();
 	}
 	mutex_destroy(&g->lock);
 	kfree(g->epochs);
 	kfree(g);
+}
+
+/**
+ * pto_gm_task_free - free a task's GM history (no unit of it runs)
+ * @t: the task
+ */
+void pto_gm_task_free(struct pto_task *t)
+{
+	if (t->gm)
+		pto_gm_hist_free(t->gm);
 	t->gm = NULL;
+}
+
+/*
+ * Histories of completed tasks, freed by a work item: up to
+ * PTO_GM_HIST_MAX bytes in small pieces, too much to free under the
+ * scheduler lock where the task completes.
+ */
+static LLIST_HEAD(pto_gm_gc);
+
+static void pto_gm_gc_fn(struct work_struct *work)
+{
+	struct pto_gm_task *g, *tmp;
+
+	llist_for_each_entry_safe(g, tmp, llist_del_all(&pto_gm_gc), gc)
+		pto_gm_hist_free(g);
+}
+
+static DECLARE_WORK(pto_gm_gc_work, pto_gm_gc_fn);
+
+/**
+ * pto_gm_task_retire - a task completed: its history is no longer needed
+ * @t: the task, DONE (no unit of it runs; under the scheduler lock)
+ *
+ * A completed task may wait long for CQ space (held), or for its CQEs to
+ * be reaped: what only its units read goes now, not when it is freed.
+ */
+void pto_gm_task_retire(struct pto_task *t)
+{
+	struct pto_gm_task *g = t->gm;
+
+	if (!g)
+		return;
+	t->gm = NULL;
+	if (llist_add(&g->gc, &pto_gm_gc))
+		queue_work(system_unbound_wq, &pto_gm_gc_work);
+}
+
+/**
+ * pto_gm_gc_flush - free the retired histories now (module unload)
+ */
+void pto_gm_gc_flush(void)
+{
+	flush_work(&pto_gm_gc_work);
 }
 
 /* Forget the lines invalidated one by one. */
@@ -585,7 +636,7 @@ static void pto_gm_hist_add(struct pto_gm_task *g, unsigned long idx,
 	if (!h) {
 		if (g->bytes + sizeof(*h) > PTO_GM_HIST_MAX)
 			return;
-		h = kzalloc(sizeof(*h), GFP_KERNEL);
+		h = kzalloc(sizeof(*h), GFP_KERNEL_ACCOUNT);
 		if (!h)
 			return;
 		memcpy(h->pre, pto_gm_line_addr(idx), PTO_GM_LINE);
@@ -596,7 +647,7 @@ static void pto_gm_hist_add(struct pto_gm_task *g, unsigned long idx,
 		u32 cap = max_t(u32, 2, h->cap * 2);
 
 		ver = g->bytes + (cap - h->cap) * sizeof(*ver) > PTO_GM_HIST_MAX ?
-		      NULL : krealloc_array(h->v, cap, sizeof(*ver), GFP_KERNEL);
+		      NULL : krealloc_array(h->v, cap, sizeof(*ver), GFP_KERNEL_ACCOUNT);
 		if (!ver) {
 			hlist_del(&h->k.node);
 			g->bytes -= sizeof(*h) + h->cap * sizeof(*ver);
@@ -629,7 +680,13 @@ static void pto_gm_pend_drop(struct pto_gm_task *g, unsigned long idx,
 			continue;
 		memmove(&ps->p[i], &ps->p[i + 1],
 			(ps->n - i - 1) * sizeof(ps->p[0]));
-		ps->n--;
+		if (--ps->n)
+			return;
+		/* No unit holds the line: its record goes (and its bytes). */
+		hlist_del(&ps->k.node);
+		g->bytes -= sizeof(*ps) + ps->cap * sizeof(ps->p[0]);
+		kfree(ps->p);
+		kfree(ps);
 		return;
 	}
 }
@@ -687,9 +744,15 @@ static int pto_gm_pend_note(struct pto_gm_view *v, struct pto_gm_task *g,
 	mutex_lock(&g->lock);
 	ps = pto_gm_find(g->pend, PTO_GM_TASK_BITS, idx);
 	if (!ps) {
-		ps = kzalloc(sizeof(*ps), GFP_KERNEL);
+		/* Within the history's cap, else the line goes unchecked. */
+		ret = 0;
+		if (g->bytes + sizeof(*ps) > PTO_GM_HIST_MAX)
+			goto out;
+		ret = -ENOMEM;
+		ps = kzalloc(sizeof(*ps), GFP_KERNEL_ACCOUNT);
 		if (!ps)
 			goto out;
+		g->bytes += sizeof(*ps);
 		pto_gm_insert(g->pend, PTO_GM_TASK_BITS, &ps->k, idx);
 	}
 	for (i = 0; i < ps->n && ps->p[i].unit != v->unit; i++)
@@ -698,9 +761,16 @@ static int pto_gm_pend_note(struct pto_gm_view *v, struct pto_gm_task *g,
 		if (ps->n == ps->cap) {
 			u32 cap = max_t(u32, 2, ps->cap * 2);
 
-			p = krealloc_array(ps->p, cap, sizeof(*p), GFP_KERNEL);
+			ret = 0;
+			if (g->bytes + (cap - ps->cap) * sizeof(*p) >
+			    PTO_GM_HIST_MAX)
+				goto out;
+			ret = -ENOMEM;
+			p = krealloc_array(ps->p, cap, sizeof(*p),
+					   GFP_KERNEL_ACCOUNT);
 			if (!p)
 				goto out;
+			g->bytes += (cap - ps->cap) * sizeof(*p);
 			ps->p = p;
 			ps->cap = cap;
 		}
@@ -755,7 +825,7 @@ int pto_gm_store(struct pto_gm_view *v, const struct pto_gm_access *a,
 				if (ret)
 					return ret;
 			}
-			d = kmalloc(sizeof(*d), GFP_KERNEL);
+			d = kmalloc(sizeof(*d), GFP_KERNEL_ACCOUNT);
 			if (!d)
 				return -ENOMEM;
 			d->mask = 0;
@@ -878,7 +948,7 @@ int pto_gm_invalidate(struct pto_gm_view *v, struct pto_task *t,
 	}
 	iv = pto_gm_find(v->inval, PTO_GM_INVAL_BITS, pto_gm_idx(gm));
 	if (!iv) {
-		iv = kmalloc(sizeof(*iv), GFP_KERNEL);
+		iv = kmalloc(sizeof(*iv), GFP_KERNEL_ACCOUNT);
 		if (!iv)
 			return -ENOMEM;
 		pto_gm_insert(v->inval, PTO_GM_INVAL_BITS, &iv->k,

@@ -82,6 +82,8 @@ int pto_gm_copy_tile(struct pto_gm_view *v, const struct pto_gm_access *a,
 		     u8 *tile, bool load);
 int pto_gm_atomic_add(struct pto_gm_view *v, const struct pto_gm_access *a,
 		      u8 *gm, s32 add, s32 *old);
+void pto_gm_task_retire(struct pto_task *t);
+void pto_gm_gc_flush(void);
 void pto_gm_task_free(struct pto_task *t);
 
 #endif /* __PTO_GM_H__ */

@@ -169,7 +169,7 @@ int pto_infer_prepare(struct pto_ctx *ctx, struct pto_task *task)
 		need += !!r->acc;
 	}
 	while (ic->nspare < need) {
-		struct pto_infer_buf *b = kzalloc(sizeof(*b), GFP_KERNEL);
+		struct pto_infer_buf *b = kzalloc(sizeof(*b), GFP_KERNEL_ACCOUNT);
 
 		if (!b)
 			return -ENOMEM;
@@ -221,7 +221,7 @@ static int pto_infer_grow(struct pto_task *task)
 	u32 cap = max_t(u32, 8, task->edges_cap * 2), i;
 	struct pto_edge *e;
 
-	e = kmalloc_array(cap, sizeof(*e), GFP_NOWAIT | __GFP_NOWARN);
+	e = kmalloc_array(cap, sizeof(*e), GFP_NOWAIT | __GFP_ACCOUNT | __GFP_NOWARN);
 	if (!e)
 		return -ENOMEM;
 	for (i = 0; i < task->num_edges; i++) {
@@ -236,13 +236,24 @@ static int pto_infer_grow(struct pto_task *task)
 	return 0;
 }
 
-/* @task depends on @p (in flight), unless an edge links them already. */
-static int pto_infer_edge(struct pto_task *task, struct pto_task *p)
+/*
+ * @task depends on @p (in flight), unless an edge links them already.
+ * Every overlapping record looked at counts against @visits: the work
+ * under the scheduler lock is bounded whatever the user keeps in flight.
+ * -E2BIG past DRM_PTO_NPU_MAX_INFERRED_DEPS edges or PTO_INFER_MAX_VISITS
+ * records.
+ */
+static int pto_infer_edge(struct pto_task *task, struct pto_task *p,
+			  u32 *visits)
 {
 	struct pto_edge *e;
 
+	if (++*visits > PTO_INFER_MAX_VISITS)
+		return -E2BIG;
 	if (p->infer_mark == task->id)
 		return 0;
+	if (task->num_inferred == DRM_PTO_NPU_MAX_INFERRED_DEPS)
+		return -E2BIG;
 	if (task->num_edges == task->edges_cap && pto_infer_grow(task))
 		return -ENOMEM;
 	p->infer_mark = task->id;
@@ -257,20 +268,26 @@ static int pto_infer_edge(struct pto_task *task, struct pto_task *p)
 }
 
 /* Edges for directed access @r: to the writers it overlaps; writing, the readers too. */
-static int pto_infer_edges(struct pto_task *task, struct pto_infer_rec *r)
+static int pto_infer_edges(struct pto_task *task, struct pto_infer_rec *r,
+			   u32 *visits)
 {
 	struct pto_infer_rec *o;
+	int ret;
 
 	for (o = pto_itree_iter_first(&r->buf->wr, r->start, r->last); o;
-	     o = pto_itree_iter_next(o, r->start, r->last))
-		if (o->directed && pto_infer_edge(task, o->task))
-			return -ENOMEM;
+	     o = pto_itree_iter_next(o, r->start, r->last)) {
+		ret = o->directed ? pto_infer_edge(task, o->task, visits) : 0;
+		if (ret)
+			return ret;
+	}
 	if (!(r->acc & PTO_ACC_WRITE))
 		return 0;
 	for (o = pto_itree_iter_first(&r->buf->rd, r->start, r->last); o;
-	     o = pto_itree_iter_next(o, r->start, r->last))
-		if (o->directed && pto_infer_edge(task, o->task))
-			return -ENOMEM;
+	     o = pto_itree_iter_next(o, r->start, r->last)) {
+		ret = o->directed ? pto_infer_edge(task, o->task, visits) : 0;
+		if (ret)
+			return ret;
+	}
 	return 0;
 }
 
@@ -447,6 +464,22 @@ static u32 pto_infer_hazards(struct pto_infer_ctx *ic, struct pto_task *task)
 	return pto_infer_haz(task)->kind;
 }
 
+/*
+ * The task fails before it is entered: the edges inferred so far go, so
+ * it waits only for the dependencies it named (and fails without running
+ * once they are done). They are the last ones of @task->edges.
+ */
+static void pto_infer_unlink(struct pto_task *task)
+{
+	while (task->num_inferred) {
+		struct pto_edge *e = &task->edges[--task->num_edges];
+
+		list_del(&e->link);
+		task->fanin--;
+		task->num_inferred--;
+	}
+}
+
 /**
  * pto_infer_link - infer a task's dependencies, enter its accesses
  * @ctx: its context, scheduler lock held
@@ -455,12 +488,14 @@ static u32 pto_infer_hazards(struct pto_infer_ctx *ic, struct pto_task *task)
  * Adds an edge to each in-flight task an access of @task conflicts with
  * and no edge links to yet; checks the sanitizer's intake hazards; then
  * enters @task's accesses in the trees. Out of memory for edges, the task
- * fails (STATUS_NOMEM) and enters nothing.
+ * fails (STATUS_NOMEM) and enters nothing; past the edge cap, or the
+ * records one task may look at, it is refused (REASON_INFERRED_DEPS).
  */
 void pto_infer_link(struct pto_ctx *ctx, struct pto_task *task)
 {
 	struct pto_infer_ctx *ic = &ctx->infer;
-	u32 i, hazard = DRM_PTO_NPU_HAZARD_NONE;
+	u32 i, visits = 0, hazard = DRM_PTO_NPU_HAZARD_NONE;
+	int ret;
 
 	lockdep_assert_held(&ctx->pdev->sched->lock);
 	if (!task->irecs || task->status != DRM_PTO_NPU_STATUS_OK)
@@ -472,8 +507,9 @@ void pto_infer_link(struct pto_ctx *ctx, struct pto_task *task)
 		if (!r->acc)
 			continue;
 		r->buf = pto_infer_buf_get(ic, task->targs[i].bo);
-		if (r->directed && pto_infer_edges(task, r))
-			goto nomem;
+		ret = r->directed ? pto_infer_edges(task, r, &visits) : 0;
+		if (ret)
+			goto fail;
 	}
 	if (task->sanitized)
 		hazard = pto_infer_hazards(ic, task);
@@ -483,8 +519,15 @@ void pto_infer_link(struct pto_ctx *ctx, struct pto_task *task)
 	trace_pto_infer(task, hazard);
 	return;
 
-nomem:
-	task->status = DRM_PTO_NPU_STATUS_NOMEM;
+fail:
+	pto_infer_unlink(task);
+	if (ret == -E2BIG) {
+		task->status = DRM_PTO_NPU_STATUS_INVALID;
+		task->reason = DRM_PTO_NPU_REASON_INFERRED_DEPS;
+		task->detail = DRM_PTO_NPU_MAX_INFERRED_DEPS;
+	} else {
+		task->status = DRM_PTO_NPU_STATUS_NOMEM;
+	}
 	for (i = 0; i < task->num_tensors; i++) {
 		struct pto_infer_buf *b = task->irecs[i].buf;
 

@@ -17,6 +17,11 @@ struct pto_infer_buf;
 #define PTO_INFER_IDLE_MAX 64
 /* Tasks the sanitizer's dependency path search visits (pto_infer.c). */
 #define PTO_INFER_PATH_MAX 32
+/*
+ * In-flight access records one task's inference may look at, under the
+ * scheduler lock: with the edge cap, what bounds the lock's hold.
+ */
+#define PTO_INFER_MAX_VISITS (4 * DRM_PTO_NPU_MAX_INFERRED_DEPS)
 
 /**
  * struct pto_infer_rec - one tensor argument's access, in its buffer's tree

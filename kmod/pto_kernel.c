@@ -116,7 +116,7 @@ static int pto_kernel_check_args(struct drm_device *drm,
 /* A kernel for @num_insns instructions, before they are copied in. */
 static struct pto_kernel *pto_kernel_alloc(u32 num_insns)
 {
-	struct pto_kernel *k = kzalloc(sizeof(*k), GFP_KERNEL);
+	struct pto_kernel *k = kzalloc(sizeof(*k), GFP_KERNEL_ACCOUNT);
 
 	if (!k)
 		return NULL;
@@ -125,9 +125,9 @@ static struct pto_kernel *pto_kernel_alloc(u32 num_insns)
 	/* One spare entry so an empty program reaches the verifier's message. */
 	/* A failure is the caller's -ENOMEM, not a kernel warning. */
 	k->insns = kvmalloc_array(num_insns + 1, sizeof(*k->insns),
-				  GFP_KERNEL | __GFP_NOWARN);
+				  GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 	k->match = kvcalloc(num_insns + 1, sizeof(*k->match),
-			    GFP_KERNEL | __GFP_NOWARN);
+			    GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 	if (!k->insns || !k->match) {
 		pto_kernel_put(k);
 		return NULL;
@@ -194,7 +194,7 @@ int pto_ioctl_kernel_create(struct drm_device *drm, void *data,
 
 	k = pto_kernel_alloc(args->num_insns);
 	if (args->num_tiles)
-		tiles = kcalloc(args->num_tiles, sizeof(*tiles), GFP_KERNEL);
+		tiles = kcalloc(args->num_tiles, sizeof(*tiles), GFP_KERNEL_ACCOUNT);
 	if (!k || (args->num_tiles && !tiles))
 		return -ENOMEM;
 	if (copy_from_user(k->insns, u64_to_user_ptr(args->insns),

@@ -58,7 +58,7 @@ static const struct dma_fence_ops pto_fence_ops = {
  */
 struct pto_batch *pto_batch_create(void)
 {
-	struct pto_batch *b = kzalloc(sizeof(*b), GFP_KERNEL);
+	struct pto_batch *b = kzalloc(sizeof(*b), GFP_KERNEL_ACCOUNT);
 
 	if (!b)
 		return NULL;

@@ -23,6 +23,7 @@
 #include "pto_barrier.h"
 #include "pto_deps.h"
 #include "pto_exec.h"
+#include "pto_gm.h"
 #include "pto_infer.h"
 #include "pto_queue.h"
 #include "pto_sched.h"
@@ -611,6 +612,7 @@ static u64 pto_complete(struct pto_sched *s, struct pto_task *first,
 		pto_count_retire(ctx->pdev, task);
 		hash_del(&task->hnode);
 		pto_infer_retire(ctx, task);
+		pto_gm_task_retire(task);
 		list_del_init(&task->park_link);
 		if (failed)
 			pto_deps_remember_failed(ctx, task);

@@ -67,7 +67,7 @@ static_assert(PTO_MIN_SQ_SLOTS >= PTO_SQE_MAX_SLOTS);
  */
 void *pto_ctx_scratch_alloc(void)
 {
-	return kmalloc(PTO_SCRATCH_SIZE, GFP_KERNEL);
+	return kmalloc(PTO_SCRATCH_SIZE, GFP_KERNEL_ACCOUNT);
 }
 
 /**

@@ -105,14 +105,14 @@ struct pto_task *pto_task_mem_alloc(struct pto_sched *s, size_t size)
 			t->mem_size = size;
 			return t;
 		}
-		t = kmem_cache_zalloc(pto_task_cache, GFP_KERNEL);
+		t = kmem_cache_zalloc(pto_task_cache, GFP_KERNEL_ACCOUNT);
 	} else {
-		t = kvzalloc(size, GFP_KERNEL | __GFP_NOWARN);
+		t = kvzalloc(size, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 	}
 	if (!t)
 		return NULL;
 	t->mem_size = size;
-	t->fail_rec = kmem_cache_alloc(pto_failed_cache, GFP_KERNEL);
+	t->fail_rec = kmem_cache_alloc(pto_failed_cache, GFP_KERNEL_ACCOUNT);
 	if (!t->fail_rec) {
 		pto_task_mem_free(t);
 		return NULL;

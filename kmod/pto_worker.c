@@ -22,6 +22,7 @@
 
 #include <linux/bitmap.h>
 #include <linux/kthread.h>
+#include <linux/sched/mm.h>
 #include <linux/ktime.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
@@ -439,20 +440,26 @@ static bool pto_worker_step(struct pto_worker *w)
 	u32 unit = core->run_unit;
 	struct pto_exec_result res = {};
 	bool resume = core->resume, parked;
+	struct mem_cgroup *memcg;
 
 	core->resume = false;
 	spin_unlock(&s->lock);
+	/* What the unit makes the core allocate is its context's. */
+	memcg = set_active_memcg(task->ctx->memcg);
 	if (resume)
 		parked = pto_exec_unit(core, task, unit, &res, true);
 	else
 		parked = pto_unit_start(w, task, unit, &res);
+	if (!parked && task->rings && core->type == PTO_CORE_AIV)
+		pto_unit_spill(task, unit, &res);
+	else if (!parked && task->rings)
+		pto_xring_drop_spills(task, unit / task->nparts);
+	set_active_memcg(memcg);
 	if (parked) {
 		spin_lock(&s->lock);
 		pto_unit_park(w, task);
 		return true;
 	}
-	if (task->rings && core->type == PTO_CORE_AIV)
-		pto_unit_spill(task, unit, &res);
 	task->recs[unit].ts[PTO_TS_END] = ktime_get_ns();
 	trace_pto_end(task, unit, core, res.status);
 	task->recs[unit].status = res.status;

@@ -261,26 +261,58 @@ int pto_xring_spill(struct pto_task *task, u32 block, u32 part)
 {
 	struct pto_xring_set *set = &task->rings[block];
 	struct pto_xring *r = &set->ring[part];
+	bool filled;
 	u8 *buf;
 	u32 i;
 
-	scoped_guard(spinlock, &task->xlock)
-		if (!pto_xring_v2c_filled(set, part))
-			return 0;
+	spin_lock(&task->xlock);
+	filled = pto_xring_v2c_filled(set, part);
+	spin_unlock(&task->xlock);
+	if (!filled)
+		return 0;
 	buf = kvmalloc_array(set->slot_num, set->v2c_bytes,
 			     GFP_KERNEL_ACCOUNT);
-	guard(spinlock)(&task->xlock);
+	spin_lock(&task->xlock);
 	if (!buf) {
 		r->v2c_head = r->v2c_tail;
 		set->seq++;
-		return -ENOMEM;
+	} else if (set->aic_done) {
+		/* The cube has ended meanwhile: nothing will pop them. */
+		filled = false;
+	} else {
+		/* Only the AIC moves v2c_head meanwhile: copy what is filled. */
+		for (i = r->v2c_head; i != r->v2c_tail; i++)
+			memcpy(buf + (size_t)(i % set->slot_num) * set->v2c_bytes,
+			       pto_slot(set, part, false, i), set->v2c_bytes);
+		set->spill[part] = buf;
 	}
-	/* Only the AIC moves v2c_head meanwhile: copy what is still filled. */
-	for (i = r->v2c_head; i != r->v2c_tail; i++)
-		memcpy(buf + (size_t)(i % set->slot_num) * set->v2c_bytes,
-		       pto_slot(set, part, false, i), set->v2c_bytes);
-	set->spill[part] = buf;
-	return 0;
+	spin_unlock(&task->xlock);
+	if (buf && !filled)
+		kvfree(buf);
+	return buf ? 0 : -ENOMEM;
+}
+
+/**
+ * pto_xring_drop_spills - a block's AIC part has ended: nothing reads its spills
+ * @task: the mixed task
+ * @block: block index
+ *
+ * Called by the AIC's worker, unlocked: a completed task waiting for CQ
+ * space keeps no ring memory.
+ */
+void pto_xring_drop_spills(struct pto_task *task, u32 block)
+{
+	struct pto_xring_set *set = &task->rings[block];
+	u8 *spill[2];
+
+	scoped_guard(spinlock, &task->xlock) {
+		spill[0] = set->spill[0];
+		spill[1] = set->spill[1];
+		set->spill[0] = NULL;
+		set->spill[1] = NULL;
+	}
+	kvfree(spill[0]);
+	kvfree(spill[1]);
 }
 
 /**

@@ -70,6 +70,7 @@ s32 pto_xring_op(struct pto_task *task, u32 block, struct pto_core *core,
 void pto_xring_side_done(struct pto_sched *s, struct pto_task *task,
 			 u32 block, bool aic, u32 part);
 int pto_xring_spill(struct pto_task *task, u32 block, u32 part);
+void pto_xring_drop_spills(struct pto_task *task, u32 block);
 void pto_xring_free_spills(struct pto_task *task);
 void pto_xring_release_task(struct pto_task *task, struct list_head *release);
 bool pto_xring_scan_stalled(struct pto_task *task, u64 now, u64 timeout,

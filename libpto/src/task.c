@@ -22,7 +22,9 @@ _Static_assert((int)PTO_REASON_SLOT_BUDGET ==
 			       (int)DRM_PTO_NPU_REASON_SLOT_BUDGET &&
 		       (int)PTO_REASON_SYNC_START ==
 			       (int)DRM_PTO_NPU_REASON_SYNC_START &&
-		       (int)PTO_REASON_DEP == (int)DRM_PTO_NPU_REASON_DEP,
+		       (int)PTO_REASON_DEP == (int)DRM_PTO_NPU_REASON_DEP &&
+		       (int)PTO_REASON_INFERRED_DEPS ==
+			       (int)DRM_PTO_NPU_REASON_INFERRED_DEPS,
 	       "public reasons mirror the uapi");
 _Static_assert(PTO_GRID_ALL_AIV == DRM_PTO_NPU_BLOCKS_ALL_AIV &&
 		       PTO_GRID_ALL_CLUSTERS == DRM_PTO_NPU_BLOCKS_ALL_CLUSTERS,
@@ -82,6 +84,8 @@ static const struct {
 				     "cross-core ring slots do not fit in the UB" },
 	[PTO_REASON_SYNCALL] = { "SYNCALL",
 				 "HARD syncall launch does not occupy every core of its type, or a SOFT syncall workspace under 16 elements" },
+	[PTO_REASON_INFERRED_DEPS] = { "INFERRED_DEPS",
+				       "more inferred dependencies than the device takes for one task" },
 };
 
 PTO_API const char *pto_status_name(int status)

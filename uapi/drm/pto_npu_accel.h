@@ -731,7 +731,21 @@ enum drm_pto_npu_reason {
 	 * 16 x INT32 line); detail = that tensor argument.
 	 */
 	DRM_PTO_NPU_REASON_SYNCALL = 18,
+	/**
+	 * @DRM_PTO_NPU_REASON_INFERRED_DEPS: inferring the task's
+	 * dependencies would take more than DRM_PTO_NPU_MAX_INFERRED_DEPS
+	 * edges, or look at more than four times as many in-flight accesses
+	 * of its buffers; detail = DRM_PTO_NPU_MAX_INFERRED_DEPS. Name the
+	 * dependencies, or keep fewer conflicting tasks in flight.
+	 */
+	DRM_PTO_NPU_REASON_INFERRED_DEPS = 19,
 };
+
+/*
+ * DRM_PTO_NPU_MAX_INFERRED_DEPS - dependencies the device infers for one
+ * task at most (DRM_PTO_NPU_REASON_INFERRED_DEPS past it).
+ */
+#define DRM_PTO_NPU_MAX_INFERRED_DEPS 1024
 
 /* CQE flags, &drm_pto_npu_cqe.flags. */
 /** DRM_PTO_NPU_CQE_F_LAST: last CQE of its task; status is the task's. */
