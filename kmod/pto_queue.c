@@ -585,9 +585,13 @@ static struct pto_queue *pto_queue_alloc(struct pto_device *pdev,
 }
 
 /*
- * Give the ring an mmap offset and a handle, then the queue its id: from
- * then on other threads of the context reach it, and QUEUE_DESTROY may
- * free it, so what @args reports is read before.
+ * Give the ring an mmap offset, the queue an id, then the ring a handle
+ * and the id its queue. The handle comes last but for a store that cannot
+ * fail: from then on other threads of the file may close it and reuse its
+ * number, so nothing after it may fail and delete a handle by number. The
+ * id is only reserved until then (pto_queue_lookup() sees NULL); once the
+ * queue is stored QUEUE_DESTROY may free it, so what @args reports is read
+ * before.
  */
 static int pto_queue_publish(struct drm_device *drm, struct drm_file *file,
 			     struct pto_queue *q,
@@ -595,36 +599,37 @@ static int pto_queue_publish(struct drm_device *drm, struct drm_file *file,
 {
 	struct drm_gem_object *obj = &q->ring->base.base;
 	struct pto_ctx *ctx = file->driver_priv;
-	u64 offset, size = obj->size;
 	u32 id, handle;
 	int ret;
 
 	ret = drm_gem_create_mmap_offset(obj);
 	if (ret)
 		return ret;
-	offset = drm_vma_node_offset_addr(&obj->vma_node);
-	ret = drm_gem_handle_create(file, obj, &handle);
-	if (ret)
-		return ret;
-	scoped_guard(mutex, &ctx->submit_lock) {
-		ret = xa_alloc(&ctx->queues, &id, q,
+	scoped_guard(mutex, &ctx->submit_lock)
+		ret = xa_alloc(&ctx->queues, &id, NULL,
 			       XA_LIMIT(1, PTO_MAX_QUEUES_PER_CONTEXT), GFP_KERNEL);
-		/* Before the lock is dropped: QUEUE_DESTROY erases by q->id. */
-		if (!ret)
-			q->id = id;
-	}
-	if (ret) {
-		drm_gem_handle_delete(file, handle);
-		if (ret != -EBUSY)
-			return ret;
+	if (ret == -EBUSY) {
 		drm_dbg(drm, "QUEUE_CREATE: the context has %u queues already\n",
 			PTO_MAX_QUEUES_PER_CONTEXT);
 		return -ENOSPC;
 	}
+	if (ret)
+		return ret;
+	ret = drm_gem_handle_create(file, obj, &handle);
+	if (ret) {
+		xa_release(&ctx->queues, id);
+		return ret;
+	}
 	args->queue_id = id;
 	args->handle = handle;
-	args->mmap_offset = offset;
-	args->ring_size = size;
+	args->mmap_offset = drm_vma_node_offset_addr(&obj->vma_node);
+	args->ring_size = obj->size;
+	scoped_guard(mutex, &ctx->submit_lock) {
+		/* Before the lock is dropped: QUEUE_DESTROY erases by q->id. */
+		q->id = id;
+		/* Into the reserved slot: no allocation, no failure. */
+		WARN_ON(xa_is_err(xa_store(&ctx->queues, id, q, GFP_KERNEL)));
+	}
 	return 0;
 }
 
