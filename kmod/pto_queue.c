@@ -107,8 +107,8 @@ static void pto_fill_cqe(struct drm_pto_npu_cqe *cqe, const struct pto_task *t,
 	cqe->reason = last ? t->reason : 0;
 	cqe->flags = last ? DRM_PTO_NPU_CQE_F_LAST : 0;
 	if (rec && rec->core_type) {
-		cqe->status = last ? t->status : rec->status;
-		cqe->detail = last ? t->detail : rec->detail;
+		cqe->status = rec->status;
+		cqe->detail = rec->detail;
 		cqe->core = rec->core;
 		cqe->core_type = rec->core_type;
 		if (rec->ran)
@@ -215,6 +215,20 @@ static void pto_task_unqueue(struct pto_task *t)
 	atomic_sub(t->units, &t->ctx->inflight_units);
 }
 
+/*
+ * The unit whose CQE is the task's next of @total: units in order, except
+ * that the unit whose failure failed the task comes last, so that every
+ * CQE carries its own unit's status and the LAST one's is the task's.
+ */
+static u32 pto_cqe_unit(const struct pto_task *t, u32 total)
+{
+	u32 f = t->fail_unit;
+
+	if (!f || f > total || t->posted + 1 < f)
+		return t->posted;
+	return t->posted == total - 1 ? f - 1 : t->posted + 1;
+}
+
 /* Post what fits of a task's CQEs; true when all are posted. */
 static bool pto_cq_post(struct pto_queue *q, struct pto_task *t)
 {
@@ -222,17 +236,17 @@ static bool pto_cq_post(struct pto_queue *q, struct pto_task *t)
 
 	lockdep_assert_held(&q->cq_lock);
 	while (t->posted < total && room) {
-		u32 b = t->posted;
+		u32 b = pto_cqe_unit(t, total);
 		struct drm_pto_npu_cqe *cqe = &q->cq[q->cq_tail & (q->cq_entries - 1)];
+		bool last = t->posted == total - 1;
 
 		pto_fill_cqe(cqe, t, t->any_ran ? &t->recs[b] : NULL,
-			     b / t->nparts, b == total - 1);
+			     b / t->nparts, last);
 		if (q->prof)
 			pto_fill_prof(&q->prof[q->cq_tail & (q->cq_entries - 1)],
 				      t, b);
 		if (q->haz && pto_fill_haz(&q->haz[q->cq_tail & (q->cq_entries - 1)],
-					   t, t->any_ran ? b : t->units,
-					   b == total - 1))
+					   t, t->any_ran ? b : t->units, last))
 			cqe->flags |= DRM_PTO_NPU_CQE_F_HAZARD;
 		q->cq_tail++;
 		t->posted++;

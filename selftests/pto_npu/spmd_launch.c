@@ -611,8 +611,8 @@ static struct pto_kernel *build_fault0_kernel(struct pto_device *dev,
 /*
  * A 4-block task of which only block 0 faults: every block's CQE carries
  * that block's own status, and the task's (LAST) CQE is the failing
- * block's, its status the task's (Documentation/uapi.rst, "Completion
- * entries").
+ * block's, its status the task's (Documentation/uapi.rst,
+ * "Completions").
  */
 TEST_F_TIMEOUT(spmd, failed_block_records_are_their_own, 120)
 {
