@@ -264,16 +264,14 @@ static bool pto_cq_post(struct pto_queue *q, struct pto_task *t)
 	return t->posted == total;
 }
 
-/* Tell user space how many completed tasks wait for CQ space. */
+/*
+ * Tell user space how many completed tasks wait for CQ space: the count
+ * kept beside the list, not a walk of it (under the scheduler lock too).
+ */
 static void pto_cq_update_held(struct pto_queue *q)
 {
-	u32 n = 0;
-	struct pto_task *t;
-
 	lockdep_assert_held(&q->cq_lock);
-	list_for_each_entry(t, &q->held, held_link)
-		n++;
-	WRITE_ONCE(q->hdr->cq_held, n);
+	WRITE_ONCE(q->hdr->cq_held, q->nheld);
 }
 
 /**
@@ -301,6 +299,7 @@ void pto_queue_task_done(struct pto_task *task, struct list_head *freeable)
 			list_add_tail(&task->held_link, freeable);
 		} else {
 			list_add_tail(&task->held_link, &q->held);
+			q->nheld++;
 			pto_cq_update_held(q);
 		}
 	}
@@ -331,6 +330,7 @@ void pto_queue_flush(struct pto_queue *q)
 			if (!pto_cq_post(q, t))
 				break;
 			list_move_tail(&t->held_link, &freeable);
+			q->nheld--;
 		}
 		pto_cq_update_held(q);
 	}
@@ -354,6 +354,7 @@ void pto_queues_drop_held(struct pto_ctx *ctx)
 		list_for_each_entry(t, &q->held, held_link)
 			pto_task_unqueue(t);
 		list_splice_tail_init(&q->held, &freeable);
+		q->nheld = 0;
 		spin_unlock(&q->cq_lock);
 	}
 	pto_tasks_free_list(&freeable);
