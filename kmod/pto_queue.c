@@ -107,8 +107,8 @@ static void pto_fill_cqe(struct drm_pto_npu_cqe *cqe, const struct pto_task *t,
 	cqe->reason = last ? t->reason : 0;
 	cqe->flags = last ? DRM_PTO_NPU_CQE_F_LAST : 0;
 	if (rec && rec->core_type) {
-		cqe->status = last ? t->status : rec->status;
-		cqe->detail = last ? t->detail : rec->detail;
+		cqe->status = rec->status;
+		cqe->detail = rec->detail;
 		cqe->core = rec->core;
 		cqe->core_type = rec->core_type;
 		if (rec->ran)
@@ -215,6 +215,20 @@ static void pto_task_unqueue(struct pto_task *t)
 	atomic_sub(t->units, &t->ctx->inflight_units);
 }
 
+/*
+ * The unit whose CQE is the task's next of @total: units in order, except
+ * that the unit whose failure failed the task comes last, so that every
+ * CQE carries its own unit's status and the LAST one's is the task's.
+ */
+static u32 pto_cqe_unit(const struct pto_task *t, u32 total)
+{
+	u32 f = t->fail_unit;
+
+	if (!f || f > total || t->posted + 1 < f)
+		return t->posted;
+	return t->posted == total - 1 ? f - 1 : t->posted + 1;
+}
+
 /* Post what fits of a task's CQEs; true when all are posted. */
 static bool pto_cq_post(struct pto_queue *q, struct pto_task *t)
 {
@@ -222,17 +236,17 @@ static bool pto_cq_post(struct pto_queue *q, struct pto_task *t)
 
 	lockdep_assert_held(&q->cq_lock);
 	while (t->posted < total && room) {
-		u32 b = t->posted;
+		u32 b = pto_cqe_unit(t, total);
 		struct drm_pto_npu_cqe *cqe = &q->cq[q->cq_tail & (q->cq_entries - 1)];
+		bool last = t->posted == total - 1;
 
 		pto_fill_cqe(cqe, t, t->any_ran ? &t->recs[b] : NULL,
-			     b / t->nparts, b == total - 1);
+			     b / t->nparts, last);
 		if (q->prof)
 			pto_fill_prof(&q->prof[q->cq_tail & (q->cq_entries - 1)],
 				      t, b);
 		if (q->haz && pto_fill_haz(&q->haz[q->cq_tail & (q->cq_entries - 1)],
-					   t, t->any_ran ? b : t->units,
-					   b == total - 1))
+					   t, t->any_ran ? b : t->units, last))
 			cqe->flags |= DRM_PTO_NPU_CQE_F_HAZARD;
 		q->cq_tail++;
 		t->posted++;
@@ -250,16 +264,14 @@ static bool pto_cq_post(struct pto_queue *q, struct pto_task *t)
 	return t->posted == total;
 }
 
-/* Tell user space how many completed tasks wait for CQ space. */
+/*
+ * Tell user space how many completed tasks wait for CQ space: the count
+ * kept beside the list, not a walk of it (under the scheduler lock too).
+ */
 static void pto_cq_update_held(struct pto_queue *q)
 {
-	u32 n = 0;
-	struct pto_task *t;
-
 	lockdep_assert_held(&q->cq_lock);
-	list_for_each_entry(t, &q->held, held_link)
-		n++;
-	WRITE_ONCE(q->hdr->cq_held, n);
+	WRITE_ONCE(q->hdr->cq_held, q->nheld);
 }
 
 /**
@@ -287,6 +299,7 @@ void pto_queue_task_done(struct pto_task *task, struct list_head *freeable)
 			list_add_tail(&task->held_link, freeable);
 		} else {
 			list_add_tail(&task->held_link, &q->held);
+			q->nheld++;
 			pto_cq_update_held(q);
 		}
 		/*
@@ -320,6 +333,7 @@ void pto_queue_flush(struct pto_queue *q)
 			if (!pto_cq_post(q, t))
 				break;
 			list_move_tail(&t->held_link, &freeable);
+			q->nheld--;
 		}
 		pto_cq_update_held(q);
 	}
@@ -343,6 +357,7 @@ void pto_queues_drop_held(struct pto_ctx *ctx)
 		list_for_each_entry(t, &q->held, held_link)
 			pto_task_unqueue(t);
 		list_splice_tail_init(&q->held, &freeable);
+		q->nheld = 0;
 		spin_unlock(&q->cq_lock);
 	}
 	pto_tasks_free_list(&freeable);
@@ -588,9 +603,13 @@ static struct pto_queue *pto_queue_alloc(struct pto_device *pdev,
 }
 
 /*
- * Give the ring an mmap offset and a handle, then the queue its id: from
- * then on other threads of the context reach it, and QUEUE_DESTROY may
- * free it, so what @args reports is read before.
+ * Give the ring an mmap offset, the queue an id, then the ring a handle
+ * and the id its queue. The handle comes last but for a store that cannot
+ * fail: from then on other threads of the file may close it and reuse its
+ * number, so nothing after it may fail and delete a handle by number. The
+ * id is only reserved until then (pto_queue_lookup() sees NULL); once the
+ * queue is stored QUEUE_DESTROY may free it, so what @args reports is read
+ * before.
  */
 static int pto_queue_publish(struct drm_device *drm, struct drm_file *file,
 			     struct pto_queue *q,
@@ -598,36 +617,37 @@ static int pto_queue_publish(struct drm_device *drm, struct drm_file *file,
 {
 	struct drm_gem_object *obj = &q->ring->base.base;
 	struct pto_ctx *ctx = file->driver_priv;
-	u64 offset, size = obj->size;
 	u32 id, handle;
 	int ret;
 
 	ret = drm_gem_create_mmap_offset(obj);
 	if (ret)
 		return ret;
-	offset = drm_vma_node_offset_addr(&obj->vma_node);
-	ret = drm_gem_handle_create(file, obj, &handle);
-	if (ret)
-		return ret;
-	scoped_guard(mutex, &ctx->submit_lock) {
-		ret = xa_alloc(&ctx->queues, &id, q,
+	scoped_guard(mutex, &ctx->submit_lock)
+		ret = xa_alloc(&ctx->queues, &id, NULL,
 			       XA_LIMIT(1, PTO_MAX_QUEUES_PER_CONTEXT), GFP_KERNEL);
-		/* Before the lock is dropped: QUEUE_DESTROY erases by q->id. */
-		if (!ret)
-			q->id = id;
-	}
-	if (ret) {
-		drm_gem_handle_delete(file, handle);
-		if (ret != -EBUSY)
-			return ret;
+	if (ret == -EBUSY) {
 		drm_dbg(drm, "QUEUE_CREATE: the context has %u queues already\n",
 			PTO_MAX_QUEUES_PER_CONTEXT);
 		return -ENOSPC;
 	}
+	if (ret)
+		return ret;
+	ret = drm_gem_handle_create(file, obj, &handle);
+	if (ret) {
+		xa_release(&ctx->queues, id);
+		return ret;
+	}
 	args->queue_id = id;
 	args->handle = handle;
-	args->mmap_offset = offset;
-	args->ring_size = size;
+	args->mmap_offset = drm_vma_node_offset_addr(&obj->vma_node);
+	args->ring_size = obj->size;
+	scoped_guard(mutex, &ctx->submit_lock) {
+		/* Before the lock is dropped: QUEUE_DESTROY erases by q->id. */
+		q->id = id;
+		/* Into the reserved slot: no allocation, no failure. */
+		WARN_ON(xa_is_err(xa_store(&ctx->queues, id, q, GFP_KERNEL)));
+	}
 	return 0;
 }
 

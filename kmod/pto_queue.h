@@ -29,6 +29,7 @@ struct pto_task;
  * @cq_lock: protects @cq_tail, @held and the posted count of their tasks
  * @cq_tail: kernel's copy of CQEs posted (@cq_lock)
  * @held: completed tasks waiting for CQ space (@cq_lock)
+ * @nheld: tasks on @held (@cq_lock), what the header's cq_held reports
  * @live: tasks of this queue whose CQEs are not all posted
  * @waiters: threads in QUEUE_WAIT on this queue
  * @work_budget: instructions each unit of its tasks may execute
@@ -49,6 +50,7 @@ struct pto_queue {
 	spinlock_t cq_lock;	/* CQ tail and held list */
 	u32 cq_tail;
 	struct list_head held;
+	u32 nheld;
 	atomic_t live;
 	atomic_t waiters;
 	u64 work_budget;

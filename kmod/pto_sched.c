@@ -673,6 +673,7 @@ void pto_unit_done(struct pto_sched *s, struct pto_core *core,
 	    task->status == DRM_PTO_NPU_STATUS_OK) {
 		task->status = res->status;
 		task->detail = res->detail;
+		task->fail_unit = unit + 1;
 		atomic_set(&task->cancel, 1);
 		/* Ring waiters of the other parts stop now, not at their deadline. */
 		pto_release_task_waits(s, task, DRM_PTO_NPU_STATUS_CANCELLED);

@@ -151,6 +151,8 @@ enum pto_task_state {
  * @dep_failed: a producer failed: retire without running
  * @state: enum pto_task_state
  * @status: task status (first failure wins)
+ * @fail_unit: one more than the unit whose failure set @status, 0 if none
+ *             (its CQE is posted last: pto_queue.c)
  * @reason: refusal reason for STATUS_INVALID
  * @detail: status detail
  * @cancel: set to stop running blocks early (fault, close, timeout)
@@ -227,6 +229,7 @@ struct pto_task {
 	u8 reason;
 	u32 state;
 	s32 status;
+	u32 fail_unit;
 	u64 detail;
 	atomic_t cancel;
 	struct list_head ready_link;

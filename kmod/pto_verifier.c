@@ -630,12 +630,13 @@ static int pto_verify_insn(struct pto_vctx *v, u32 pc)
 	case PTO_OP_JMP:
 	case PTO_OP_JZ:
 	case PTO_OP_JNZ:
-	case PTO_OP_CACHEINVALID:
-		return in->mode == PTO_CINV_TENSOR ?
-		       pto_use_arg(v, pc, in->imm, 0, 0) : 0;
 	case PTO_OP_ENDLOOP:
 	case PTO_OP_FENCE:
 		return 0;
+	case PTO_OP_CACHEINVALID:
+		/* Only CACHEINVALID's mode names a tensor form (isa.rst). */
+		return in->mode == PTO_CINV_TENSOR ?
+		       pto_use_arg(v, pc, in->imm, 0, 0) : 0;
 	}
 	return pto_verify_tile_op(v, pc, in);
 }

@@ -1342,6 +1342,39 @@ static void pto_verify_arg_dtype(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, r->k->num_tensor_args, 1U);
 }
 
+/*
+ * mode 1 is the tensor form of CACHEINVALID only: ALU SUB and CMP NE take
+ * any immediate and use no tensor argument.
+ */
+static void pto_verify_mode1_not_tensor(struct kunit *test)
+{
+	static const struct pto_insn ok[] = {
+		{ .op = PTO_OP_ALU, .mode = PTO_ALU_SUB, .dst = 1, .a = 1,
+		  .flags = PTO_INSN_F_IMM, .imm = 100 },
+		{ .op = PTO_OP_ALU, .mode = PTO_ALU_SUB, .dst = 1, .a = 1,
+		  .flags = PTO_INSN_F_IMM, .imm = -1 },
+		{ .op = PTO_OP_CMP, .mode = PTO_CMP_NE, .dst = 2, .a = 1,
+		  .flags = PTO_INSN_F_IMM, .imm = 1LL << 40 },
+		{ .op = PTO_OP_CMP, .mode = PTO_CMP_NE, .dst = 2, .a = 1,
+		  .flags = PTO_INSN_F_IMM, .imm = 3 },
+	};
+	static const struct pto_insn cinv = {
+		.op = PTO_OP_CACHEINVALID, .mode = PTO_CINV_TENSOR, .imm = 3,
+	};
+	struct pto_vres *r;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(ok); i++) {
+		r = pto_vrun1(test, PTO_CORE_AIV, &ok[i], NULL, 0);
+		pto_vexpect_ok(test, r);
+		KUNIT_EXPECT_EQ_MSG(test, r->k->num_tensor_args, 0U,
+				    "instruction %zu", i);
+	}
+	r = pto_vrun1(test, PTO_CORE_AIV, &cinv, NULL, 0);
+	pto_vexpect_ok(test, r);
+	KUNIT_EXPECT_EQ(test, r->k->num_tensor_args, 4U);
+}
+
 /* ------------------------------------------------------------------- loops */
 
 static void pto_verify_endloop_without_loop(struct kunit *test)
@@ -1794,6 +1827,7 @@ static struct kunit_case pto_verifier_cases[] = {
 	KUNIT_CASE(pto_verify_push_pop),
 	KUNIT_CASE(pto_verify_arg_index),
 	KUNIT_CASE(pto_verify_arg_dtype),
+	KUNIT_CASE(pto_verify_mode1_not_tensor),
 	KUNIT_CASE(pto_verify_endloop_without_loop),
 	KUNIT_CASE(pto_verify_loop_without_endloop),
 	KUNIT_CASE(pto_verify_loop_depth),

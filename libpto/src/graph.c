@@ -882,45 +882,6 @@ static int pto_block_cmp(const void *x, const void *y)
 	return (a->core > b->core) - (a->core < b->core);
 }
 
-/*
- * The device sends each unit's own status and detail on its CQE, except
- * on the task's LAST one, which carries the task's: its first failure.
- * Give the LAST record (@last, among the task's @n records at @b) its
- * unit's own status where the records tell it:
- *  - the task succeeded: every unit did (the record keeps OK);
- *  - the unit never ran, in a task that has other records: it was placed
- *    and found the task already failed (CANCELLED, detail 0);
- *  - no other record that ran reports the task's status and detail: this
- *    unit's failure is the task's (the record keeps it);
- *  - otherwise another unit reported the failure and the device does not
- *    say how this one ended (OK, CANCELLED or a failure of its own):
- *    PTO_STATUS_UNREPORTED, detail 0.
- * A task with a single record keeps the task's status: its one unit's, or
- * the status of a task that never ran.
- */
-static void pto_last_own_status(struct pto_block_info *b, uint32_t n,
-				struct pto_block_info *last)
-{
-	uint32_t i;
-
-	if (n < 2 || last->status == PTO_STATUS_OK ||
-	    last->status == PTO_STATUS_SKIPPED)
-		return;
-	if (!(last->flags & PTO_BLOCK_RAN)) {
-		last->status = PTO_STATUS_CANCELLED;
-		last->detail = 0;
-		return;
-	}
-	for (i = 0; i < n; i++) {
-		if (&b[i] == last || !(b[i].flags & PTO_BLOCK_RAN) ||
-		    b[i].status != last->status || b[i].detail != last->detail)
-			continue;
-		last->status = PTO_STATUS_UNREPORTED;
-		last->detail = 0;
-		return;
-	}
-}
-
 /* A task's records and their profiles, sorted together by pto_block_cmp(). */
 struct pto_block_pair {
 	struct pto_block_info info;
@@ -1012,11 +973,6 @@ static void pto_run_complete(struct pto_run *r,
 	t->status = cqe->status;
 	t->reason = cqe->reason;
 	t->detail = cqe->detail;
-	/* Stored last, unless the records overflowed. */
-	if (t->nblocks && g->blocks[t->block_off + t->nblocks - 1].flags &
-				  PTO_BLOCK_LAST)
-		pto_last_own_status(&g->blocks[t->block_off], t->nblocks,
-				    &g->blocks[t->block_off + t->nblocks - 1]);
 	if (t->nblocks > 1)
 		pto_sort_blocks(g, t);
 	r->done++;
@@ -1370,14 +1326,14 @@ PTO_API int pto_graph_task_sched(const struct pto_graph *g, unsigned int idx,
 }
 
 /*
- * The block where the task's status comes from: one that reported it on
- * its own CQE, else the LAST record when it kept it (pto_last_own_status():
- * that unit failed first).
+ * The block where the task's status comes from: the device posts the
+ * first failing unit's CQE last (PTO_BLOCK_LAST), each record with its own
+ * status; else (records overflowed) one that reports the task's status.
  */
 static const struct pto_block_info *
 pto_failing_block(const struct pto_graph *g, const struct pto_graph_task *t)
 {
-	const struct pto_block_info *last = NULL;
+	const struct pto_block_info *found = NULL;
 	uint32_t i;
 
 	for (i = 0; i < t->nblocks; i++) {
@@ -1385,11 +1341,12 @@ pto_failing_block(const struct pto_graph *g, const struct pto_graph_task *t)
 
 		if (b->status != t->status)
 			continue;
-		if (!(b->flags & PTO_BLOCK_LAST))
+		if (b->flags & PTO_BLOCK_LAST)
 			return b;
-		last = b;
+		if (!found)
+			found = b;
 	}
-	return last;
+	return found;
 }
 
 static void pto_describe(char *buf, size_t len, const struct pto_graph *g,

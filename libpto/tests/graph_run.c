@@ -192,24 +192,34 @@ static uint32_t fake_take(struct fake *f, uint32_t head)
 		fake_post(f, &c);
 		return e.num_slots;
 	}
-	/* Reverse block order by default: the library sorts them back. */
+	/*
+	 * Reverse block order by default: the library sorts them back. As
+	 * the module does, each CQE has its block's own status and the
+	 * failing block's comes last (LAST); FAULT_CANCEL_MAGIC: the highest
+	 * block was placed but never ran (CANCELLED).
+	 */
 	for (i = 0; i < e.block_num; i++) {
 		bool last = i == e.block_num - 1, failed, ran;
 		struct drm_pto_npu_cqe c;
 
 		b = f->in_order ? i : e.block_num - 1 - i;
+		if (status) {
+			/* The faulting block last, the others in order. */
+			b = last ? faulty : i + (i >= faulty);
+		}
 		failed = status && b == faulty;
-		ran = !(last && last_cancelled);
+		ran = !(last_cancelled && b == e.block_num - 1);
 		c = (struct drm_pto_npu_cqe){
 			.user_data = e.user_data,
 			.task_id = id,
-			.status = last || failed ? status : 0,
+			.status = failed ? status :
+				  ran ? 0 : DRM_PTO_NPU_STATUS_CANCELLED,
 			.block = b,
 			.core = (uint16_t)(b % 48),
 			.core_type = PTO_CORE_AIV,
 			.flags = (ran ? DRM_PTO_NPU_CQE_F_RAN : 0) |
 				 (last ? DRM_PTO_NPU_CQE_F_LAST : 0),
-			.detail = (last || failed) && status ? FAULT_DETAIL : 0,
+			.detail = failed ? FAULT_DETAIL : 0,
 			.ts_dispatch = id * 10 + 1,
 			.ts_receive = id * 10 + 2,
 			.ts_start = id * 10 + 3,
@@ -855,18 +865,17 @@ static void run_names_the_faulting_block(void)
 	TAP_CHECK_EQ(nb, 8);
 	TAP_CHECK_EQ(b[7].status, PTO_STATUS_GM_FAULT);
 	TAP_CHECK_EQ(b[6].status, PTO_STATUS_OK);
-	/* Block 0 is LAST here: block 7 reported the fault, not block 0. */
-	TAP_CHECK(b[0].flags & PTO_BLOCK_LAST);
-	TAP_CHECK_EQ(b[0].status, PTO_STATUS_UNREPORTED);
+	/* The faulting block's CQE is the task's (LAST); block 0 ran OK. */
+	TAP_CHECK(b[7].flags & PTO_BLOCK_LAST);
+	TAP_CHECK_EQ(b[0].status, PTO_STATUS_OK);
 	run_teardown(&r);
 }
 
 /*
- * Each block reads its own status, CQEs in the module's order (the highest
- * block LAST, carrying the task's status): the block that faulted its
- * fault, the others OK; a LAST block that never ran CANCELLED; a LAST
- * block that ran while another reported the fault UNREPORTED (the device
- * does not say how it ended), never the other block's GM_FAULT.
+ * Each block reads its own status, CQEs in the module's order (each its
+ * own status, the failing block's LAST): the block that faulted its
+ * fault, the others OK; a block placed that never ran CANCELLED; never
+ * the other block's GM_FAULT.
  */
 static void run_blocks_read_their_own_status(void)
 {
@@ -879,7 +888,7 @@ static void run_blocks_read_their_own_status(void)
 		{ "block1_faults", FAULT_MAGIC,
 		  { PTO_STATUS_OK, PTO_STATUS_GM_FAULT }, { 0, FAULT_DETAIL } },
 		{ "block0_faults", FAULT_BLOCK0_MAGIC,
-		  { PTO_STATUS_GM_FAULT, PTO_STATUS_UNREPORTED },
+		  { PTO_STATUS_GM_FAULT, PTO_STATUS_OK },
 		  { FAULT_DETAIL, 0 } },
 		{ "block1_cancelled", FAULT_CANCEL_MAGIC,
 		  { PTO_STATUS_GM_FAULT, PTO_STATUS_CANCELLED },
@@ -916,7 +925,9 @@ static void run_blocks_read_their_own_status(void)
 				       k, pto_status_name(b[k].status),
 				       pto_status_name(want[i].status[k]));
 		}
-		TAP_CHECK(b[1].flags & PTO_BLOCK_LAST);
+		/* LAST: the faulting block's record, else the highest. */
+		TAP_CHECK(b[want[i].scalar == FAULT_MAGIC || !want[i].scalar ?
+			    1 : 0].flags & PTO_BLOCK_LAST);
 	}
 	TAP_CHECK_EQ(pto_graph_first_error(r.g, msg, sizeof(msg)), 0);
 	TAP_CHECK(!strcmp(

@@ -1111,11 +1111,10 @@ static struct pto_kernel *block_fault_kernel(struct pto_device *dev,
 
 /*
  * Two tasks of two blocks, one block of each writing outside its tensor.
- * The device posts a task's CQEs in block order and the last one carries
- * the task's status. Block 1 faulting: block 0 reads OK (CANCELLED if
- * the fault came before it started), block 1 GM_FAULT. Block 0 faulting:
- * block 0 reads GM_FAULT and block 1, whose own status the device does
- * not send, UNREPORTED (CANCELLED if it never started), never GM_FAULT.
+ * Each CQE carries its own block's status, the failing block's is posted
+ * last (LAST, the task's status). Either block faulting: it reads
+ * GM_FAULT and is LAST; the other reads OK (CANCELLED if the fault came
+ * before it ended), never GM_FAULT.
  */
 TEST_F(dev, faulting_block_fails_alone_in_block_records)
 {
@@ -1153,12 +1152,14 @@ TEST_F(dev, faulting_block_fails_alone_in_block_records)
 		       b[0].flags & PTO_BLOCK_RAN ? "" : " (never ran)",
 		       pto_status_name(b[1].status),
 		       b[1].flags & PTO_BLOCK_RAN ? "" : " (never ran)");
-		EXPECT_NE(0u, b[1].flags & PTO_BLOCK_LAST);
+		EXPECT_NE(0u, b[f].flags & PTO_BLOCK_LAST);
+		EXPECT_EQ(0u, b[ok].flags & PTO_BLOCK_LAST);
 		EXPECT_EQ(PTO_STATUS_GM_FAULT, b[f].status);
 		EXPECT_EQ(0u, PTO_GM_FAULT_TENSOR(b[f].detail));
 		EXPECT_EQ((uint64_t)OUT_COLS + f, PTO_GM_FAULT_ELEMENT(b[f].detail));
 		/* The other block: its own end, never the fault it did not have. */
-		other = ok == 0 ? PTO_STATUS_OK : PTO_STATUS_UNREPORTED;
+		other = b[ok].status == PTO_STATUS_CANCELLED ?
+			PTO_STATUS_CANCELLED : PTO_STATUS_OK;
 		if (!(b[ok].flags & PTO_BLOCK_RAN))
 			other = PTO_STATUS_CANCELLED;
 		EXPECT_EQ(other, b[ok].status)

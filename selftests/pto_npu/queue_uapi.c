@@ -9,6 +9,7 @@
  * Copyright (C) 2026 pto-npu authors
  */
 #include <poll.h>
+#include <sched.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <string.h>
@@ -437,6 +438,99 @@ TEST_F(queue, queue_cap_enospc)
 	EXPECT_EQ(0, q_create(self->fd, &c));
 	c = (struct drm_pto_npu_queue_create){ .sq_slots = 32, .cq_entries = 32 };
 	EXPECT_EQ(-ENOSPC, q_create(self->fd, &c));
+}
+
+/*
+ * QUEUE_CREATE past the queue cap fails after its ring is made. Another
+ * thread of the file creating and closing buffers meanwhile must never see
+ * the failing call's ring under a handle (which it could close, its number
+ * then reused by the next buffer), and never lose a handle of its own.
+ */
+struct cap_race {
+	int fd;
+	uint32_t queue;			/* a live queue, for the lock hammer */
+	volatile int stop;
+	volatile unsigned long fails;	/* QUEUE_CREATE refused, -ENOSPC */
+	volatile int bad;		/* any other result */
+};
+
+static void *cap_race_create(void *arg)
+{
+	struct cap_race *r = arg;
+
+	while (!r->stop) {
+		struct drm_pto_npu_queue_create c = { .sq_slots = 32, .cq_entries = 32 };
+		int ret = q_create(r->fd, &c);
+
+		if (ret != -ENOSPC)
+			r->bad = ret ? ret : 1;
+		__atomic_add_fetch(&r->fails, 1, __ATOMIC_SEQ_CST);
+	}
+	return NULL;
+}
+
+/* Contend for submit_lock: a failing create waits in it longer. */
+static void *cap_race_hammer(void *arg)
+{
+	struct cap_race *r = arg;
+
+	while (!r->stop) {
+		struct drm_pto_npu_queue_wait w = { .queue_id = r->queue };
+
+		q_wait(r->fd, &w);
+	}
+	return NULL;
+}
+
+TEST_F_TIMEOUT(queue, failed_create_leaves_other_handles, 120)
+{
+	uint32_t cap = self->lim.max_queues_per_context, i, h, h2, free_h;
+	struct cap_race r = { .fd = self->fd };
+	unsigned long exposed = 0, lost = 0, rounds = 0, seen;
+	struct drm_pto_npu_queue_create c;
+	pthread_t tc, th;
+	int64_t end;
+
+	for (i = 0; i < cap; i++) {
+		c = (struct drm_pto_npu_queue_create){ .sq_slots = 32, .cq_entries = 32 };
+		ASSERT_EQ(0, q_create(self->fd, &c)) TH_LOG("queue %u", i);
+		r.queue = c.queue_id;
+	}
+	/* The lowest free handle number, which each new handle takes. */
+	ASSERT_EQ(0, pto_test_bo_create(self->fd, 4096, &free_h, NULL));
+	ASSERT_EQ(0, pto_test_gem_close(self->fd, free_h));
+
+	ASSERT_EQ(0, pthread_create(&tc, NULL, cap_race_create, &r));
+	ASSERT_EQ(0, pthread_create(&th, NULL, cap_race_hammer, &r));
+	end = pto_test_now_ns() + PTO_TEST_SEC(5);
+	while (pto_test_now_ns() < end && !r.bad) {
+		ASSERT_EQ(0, pto_test_bo_create(self->fd, 4096, &h, NULL));
+		rounds++;
+		/* The failing create's ring has a handle: take its number. */
+		if (h != free_h)
+			exposed++;
+		if (h != free_h && !pto_test_gem_close(self->fd, free_h)) {
+			ASSERT_EQ(0, pto_test_bo_create(self->fd, 4096, &h2, NULL));
+			seen = r.fails;
+			while (r.fails < seen + 2 && !r.bad)
+				sched_yield();
+			if (pto_test_bo_info(self->fd, h2, NULL, NULL))
+				lost++;
+			else
+				pto_test_gem_close(self->fd, h2);
+		}
+		EXPECT_EQ(0, pto_test_bo_info(self->fd, h, NULL, NULL));
+		pto_test_gem_close(self->fd, h);
+	}
+	r.stop = 1;
+	pthread_join(tc, NULL);
+	pthread_join(th, NULL);
+	TH_LOG("%lu failed creates, %lu rounds, %lu ring handles seen, %lu lost",
+	       r.fails, rounds, exposed, lost);
+	EXPECT_EQ(0, r.bad);
+	EXPECT_LT(0ul, r.fails);
+	EXPECT_EQ(0ul, lost);
+	EXPECT_EQ(0ul, exposed);
 }
 
 TEST_F(queue, ring_mapping_matches_layout)

@@ -12,7 +12,9 @@
  *  - sync_start: with as many blocks as cores every block is resident at
  *    once, so all [start, end] intervals overlap (AIV, AIC, mixed); one
  *    block more is refused at submit (STATUS_INVALID, REASON_SYNC_START,
- *    detail = what the device holds), and libpto refuses it at build time.
+ *    detail = what the device holds), and libpto refuses it at build time;
+ *  - a 4-block task of which block 0 faults: each block's CQE carries its
+ *    own status, the task's (LAST) CQE is the faulting block's.
  *
  * Copyright (C) 2026 pto-npu authors
  */
@@ -559,6 +561,119 @@ TEST_F(spmd, graph_refuses_sync_start_over_cores)
 	d.block_num = cores;
 	EXPECT_EQ(0, pto_graph_add_task(g, &d));
 	pto_graph_free(g);
+	pto_tensor_free(out);
+	pto_kernel_free(k);
+}
+
+/* ------------------------------------------------------------ a failing block */
+
+/*
+ * Block 0 spins a little, then writes outside its tensor (row 1 of a
+ * 1 x NCOLS tensor: GM_FAULT, element NCOLS); blocks 1 and 2 spin far
+ * longer than that (stopped by the fault: CANCELLED); block 3 ends at once
+ * (OK, or CANCELLED if it starts after the fault).
+ */
+static struct pto_kernel *build_fault0_kernel(struct pto_device *dev,
+					      char *err, size_t len)
+{
+	struct pto_kb *kb;
+	int other, quick;
+
+	if (pto_kb_new(dev, PTO_CORE_AIV, &kb)) {
+		snprintf(err, len, "pto_kb_new");
+		return NULL;
+	}
+	other = pto_kb_label_new(kb);
+	quick = pto_kb_label_new(kb);
+	pto_kb_sreg(kb, 0, PTO_SREG_BLOCK_IDX);
+	pto_kb_jnz(kb, 0, other);
+	pto_kb_loopi(kb, 8, SPIN_LOOPS);
+	pto_kb_alui(kb, PTO_ALU_ADD, 7, 7, 1);
+	pto_kb_endloop(kb);
+	pto_kb_ldi(kb, 1, 1);
+	pto_kb_ldi(kb, 2, 0);
+	pto_kb_gst(kb, 0, 1, 2, 1);
+	pto_kb_end(kb);
+	pto_kb_label_bind(kb, other);
+	pto_kb_cmpi(kb, PTO_CMP_EQ, 3, 0, 3);
+	pto_kb_jnz(kb, 3, quick);
+	pto_kb_loopi(kb, 8, 1000);
+	pto_kb_loopi(kb, 9, 100000);
+	pto_kb_alui(kb, PTO_ALU_ADD, 7, 7, 1);
+	pto_kb_endloop(kb);
+	pto_kb_endloop(kb);
+	pto_kb_end(kb);
+	pto_kb_label_bind(kb, quick);
+	pto_kb_end(kb);
+	return pto_test_kb_finish(kb, err, len);
+}
+
+/*
+ * A 4-block task of which only block 0 faults: every block's CQE carries
+ * that block's own status, and the task's (LAST) CQE is the failing
+ * block's, its status the task's (Documentation/uapi.rst,
+ * "Completions").
+ */
+TEST_F_TIMEOUT(spmd, failed_block_records_are_their_own, 120)
+{
+	struct pto_tensor *out;
+	struct pto_kernel *k;
+	struct pto_cqe cqe[12];
+	unsigned int i, lasts = 0, seen[4] = { 0 };
+	const struct pto_block_info *by_block[4] = { NULL };
+	char err[512];
+	int n;
+
+	if (cores_of(self->dev, PTO_CORE_AIV) < 4)
+		SKIP(return, "fewer than 4 AIV cores");
+	k = build_fault0_kernel(self->dev, err, sizeof(err));
+	ASSERT_NE(NULL, k) TH_LOG("kernel: %s", err);
+	ASSERT_EQ(0, pto_test_tensor2d(self->dev, PTO_DTYPE_I32, 1, NCOLS, &out));
+	n = pto_test_submit_one(self->q,
+				&(struct pto_task_desc){
+					.kernel_aiv = k,
+					.block_num = 4,
+					.tensors = &out,
+					.num_tensors = 1,
+				},
+				cqe, 12, RUN_TIMEOUT, NULL);
+	ASSERT_EQ(4, n);
+	for (i = 0; i < 4; i++) {
+		const struct pto_block_info *b = &cqe[i].info;
+
+		ASSERT_LT(b->block, 4u);
+		seen[b->block]++;
+		by_block[b->block] = b;
+		lasts += !!(b->flags & PTO_BLOCK_LAST);
+		TH_LOG("CQE %u: block %u %s%s%s", i, b->block,
+		       pto_status_name(b->status),
+		       b->flags & PTO_BLOCK_RAN ? "" : " (never ran)",
+		       b->flags & PTO_BLOCK_LAST ? ", LAST" : "");
+	}
+	for (i = 0; i < 4; i++)
+		ASSERT_EQ(1u, seen[i]) TH_LOG("block %u", i);
+	EXPECT_EQ(1u, lasts);
+	/* The task's CQE: the failing block's record, the task's status. */
+	EXPECT_EQ(0u, cqe[3].info.block);
+	EXPECT_TRUE(!!(cqe[3].info.flags & PTO_BLOCK_LAST));
+	EXPECT_EQ(PTO_STATUS_GM_FAULT, by_block[0]->status);
+	EXPECT_EQ(0u, PTO_GM_FAULT_TENSOR(by_block[0]->detail));
+	EXPECT_EQ((uint64_t)NCOLS, PTO_GM_FAULT_ELEMENT(by_block[0]->detail));
+	EXPECT_TRUE(!!(by_block[0]->flags & PTO_BLOCK_RAN));
+	/* Stopped by the fault, running or not yet started. */
+	for (i = 1; i < 3; i++) {
+		EXPECT_EQ(PTO_STATUS_CANCELLED, by_block[i]->status)
+			TH_LOG("block %u", i);
+		EXPECT_EQ(0u, by_block[i]->detail);
+	}
+	/* Its own end: OK, or CANCELLED if it started after the fault. */
+	if (by_block[3]->flags & PTO_BLOCK_RAN) {
+		EXPECT_TRUE(by_block[3]->status == PTO_STATUS_OK ||
+			    by_block[3]->status == PTO_STATUS_CANCELLED)
+			TH_LOG("block 3: %s", pto_status_name(by_block[3]->status));
+	} else {
+		EXPECT_EQ(PTO_STATUS_CANCELLED, by_block[3]->status);
+	}
 	pto_tensor_free(out);
 	pto_kernel_free(k);
 }

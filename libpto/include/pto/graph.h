@@ -261,15 +261,13 @@ PTO_API int pto_graph_task_deps(const struct pto_graph *g, unsigned int idx,
  * The AIVs of cluster c are cores 2c (sub_block 0) and 2c + 1.
  *
  * Each record's status and detail are its unit's own, not the task's
- * (pto_graph_task_status()): in a task that failed, a block that faulted
- * reads its fault, one that ran to its END reads OK, one stopped by the
- * failure CANCELLED. The device sends each unit's own status except the
- * last unit's, whose CQE (PTO_BLOCK_LAST) carries the task's: libpto
- * gives that record its own where the other records tell it, and
- * PTO_STATUS_UNREPORTED (detail 0) where another block reported the
- * task's failure, so the device does not say how it ended. A task with a
- * single record (one unit, or a task that never reached a core) reads the
- * task's status.
+ * (pto_graph_task_status()), as the device sends them: in a task that
+ * failed, a block that faulted reads its fault, one that ran to its END
+ * reads OK, one stopped by the failure (running, or placed and not yet
+ * started) CANCELLED. The record with PTO_BLOCK_LAST is the first failing
+ * unit's (its status is the task's), or in a task that succeeded the last
+ * unit's. A task with a single record (one unit, or a task that never
+ * reached a core) reads the task's status.
  *
  * Return: 0, or -EINVAL for @idx out of range.
  */

@@ -204,11 +204,10 @@ struct pto_task_desc {
 
 /**
  * enum pto_status - how a task or block ended
- * @PTO_STATUS_UNREPORTED: libpto only, in pto_graph_task_blocks(): the
- *			   device did not say how this block ended. It is the
- *			   LAST record of a failed task whose failure another
- *			   block reported; its own status (OK, CANCELLED or a
- *			   failure of its own) is not sent.
+ * @PTO_STATUS_UNREPORTED: libpto only: the device did not say how a block
+ *			   ended. No longer produced: the device sends every
+ *			   block's own status (pto_graph_task_blocks()); kept
+ *			   for the ABI.
  * @PTO_STATUS_PENDING: libpto only: no completion seen (yet)
  * @PTO_STATUS_OK: ran to its END
  * @PTO_STATUS_INVALID: the device refused the entry; see &enum pto_reason
@@ -307,9 +306,9 @@ PTO_API const char *pto_reason_name(int reason);
 
 /* Block flags, &pto_block_info.flags and &pto_cqe.flags. */
 /**
- * PTO_BLOCK_LAST - last completion of its task. In a CQE (pto_queue_reap())
- * its status and detail are the task's; in pto_graph_task_blocks() records
- * they are the block's own (see there).
+ * PTO_BLOCK_LAST - last completion of its task: its block's own status and
+ * detail, which are also the task's (in a failed task the first failing
+ * block's CQE is posted last; see pto_graph_task_blocks()).
  */
 #define PTO_BLOCK_LAST (1U << 0)
 /** PTO_BLOCK_RAN - the block ran on @core; its timestamps are valid. */
