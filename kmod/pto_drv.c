@@ -198,6 +198,29 @@ static void pto_fill_device_info(struct pto_device *pdev,
 			     DRM_PTO_NPU_CAP_MEMORY_MODEL;
 }
 
+/*
+ * The uapi structures' layout: the same for 32-bit and 64-bit user space
+ * (no implicit padding), and never changed but by growing at the end.
+ */
+static_assert(sizeof(struct drm_pto_npu_query) == 24);
+static_assert(sizeof(struct drm_pto_npu_device_info) == 48);
+static_assert(sizeof(struct drm_pto_npu_limits) == 96);
+static_assert(offsetof(struct drm_pto_npu_limits, pad2) == 68);
+static_assert(offsetof(struct drm_pto_npu_limits, work_budget) == 72);
+static_assert(sizeof(struct drm_pto_npu_memory_info) == 32);
+static_assert(sizeof(struct drm_pto_npu_counters) == 96);
+static_assert(sizeof(struct drm_pto_npu_bo_create) == 16);
+static_assert(sizeof(struct drm_pto_npu_bo_info) == 24);
+static_assert(sizeof(struct drm_pto_npu_kernel_create) == 64);
+static_assert(sizeof(struct drm_pto_npu_kernel_destroy) == 8);
+static_assert(sizeof(struct drm_pto_npu_queue_create) == 80);
+static_assert(sizeof(struct drm_pto_npu_queue_destroy) == 8);
+static_assert(sizeof(struct drm_pto_npu_queue_submit) == 32);
+static_assert(sizeof(struct drm_pto_npu_queue_wait) == 24);
+static_assert(sizeof(struct drm_pto_npu_ring_header) == 256);
+static_assert(sizeof(struct drm_pto_npu_cqe) == 80);
+static_assert(sizeof(struct drm_pto_npu_prof) == 248);
+
 static void pto_fill_limits(struct drm_pto_npu_limits *lim)
 {
 	lim->max_bo_size = PTO_MAX_BO_SIZE;
