@@ -795,7 +795,8 @@ TEST_F(infer, sanitizer_predicate_fixed_by_a_named_dependency)
 static void graph_race(struct __test_metadata *_metadata,
 		       FIXTURE_DATA(infer) *self, bool dir)
 {
-	struct pto_queue_params p = { .flags = PTO_QUEUE_SANITIZE };
+	struct pto_queue_params p = { .flags = PTO_QUEUE_SANITIZE,
+				      .work_budget = PTO_TEST_LONG_BUDGET };
 	static const uint8_t da[2] = { PTO_ARG_IN, PTO_ARG_OUT };
 	const uint8_t db[2] = { dir ? PTO_ARG_IN : 0, dir ? PTO_ARG_OUT : 0 };
 	int64_t sa[3] = { N, 1, SLOW }, sb[3] = { 4, 1, 0 };
