@@ -70,6 +70,7 @@ module_param_cb(timeout_ms, &pto_timeout_ops, &pto_timeout_ms, 0644);
 MODULE_PARM_DESC(timeout_ms, "Last resort: longest a wait may go without its task making progress, and a hung core, in ms (100-600000, default 10000)");
 
 static unsigned long long pto_work_budget = PTO_DEFAULT_WORK_BUDGET;
+static unsigned long long pto_max_budget = PTO_DEFAULT_MAX_WORK_BUDGET;
 
 static int pto_work_budget_set(const char *val, const struct kernel_param *kp)
 {
@@ -78,7 +79,7 @@ static int pto_work_budget_set(const char *val, const struct kernel_param *kp)
 
 	if (ret)
 		return ret;
-	if (v < PTO_MIN_WORK_BUDGET || v > PTO_MAX_WORK_BUDGET)
+	if (v < PTO_MIN_WORK_BUDGET || v > PTO_WORK_BUDGET_CEILING)
 		return -EINVAL;
 	WRITE_ONCE(*(unsigned long long *)kp->arg, v);
 	return 0;
@@ -90,7 +91,10 @@ static const struct kernel_param_ops pto_work_budget_ops = {
 };
 
 module_param_cb(work_budget, &pto_work_budget_ops, &pto_work_budget, 0644);
-MODULE_PARM_DESC(work_budget, "Instructions a unit may execute, for queues created without a budget (1024-2^48, default 2^30)");
+MODULE_PARM_DESC(work_budget, "Instructions a unit may execute, for queues created without a budget (1024-2^48, at most max_work_budget, default 2^18)");
+
+module_param_cb(max_work_budget, &pto_work_budget_ops, &pto_max_budget, 0644);
+MODULE_PARM_DESC(max_work_budget, "Largest work budget a queue may ask for at creation (1024-2^48, default 2^40)");
 
 static bool pto_noncoherent = true;
 module_param_named(noncoherent, pto_noncoherent, bool, 0644);
@@ -170,14 +174,25 @@ u32 pto_clamped_timeout_ms(void)
 }
 
 /**
+ * pto_max_work_budget - the largest work budget a queue may be given
+ *
+ * Return: the module parameter max_work_budget.
+ */
+u64 pto_max_work_budget(void)
+{
+	return clamp_t(u64, READ_ONCE(pto_max_budget), PTO_MIN_WORK_BUDGET,
+		       PTO_WORK_BUDGET_CEILING);
+}
+
+/**
  * pto_default_work_budget - the work budget of queues created without one
  *
- * Return: instructions, within the accepted range.
+ * Return: the module parameter work_budget, at most max_work_budget.
  */
 u64 pto_default_work_budget(void)
 {
 	return clamp_t(u64, READ_ONCE(pto_work_budget), PTO_MIN_WORK_BUDGET,
-		       PTO_MAX_WORK_BUDGET);
+		       pto_max_work_budget());
 }
 
 static void pto_fill_device_info(struct pto_device *pdev,
@@ -200,6 +215,29 @@ static void pto_fill_device_info(struct pto_device *pdev,
 			     DRM_PTO_NPU_CAP_MEMORY_MODEL;
 }
 
+/*
+ * The uapi structures' layout: the same for 32-bit and 64-bit user space
+ * (no implicit padding), and never changed but by growing at the end.
+ */
+static_assert(sizeof(struct drm_pto_npu_query) == 24);
+static_assert(sizeof(struct drm_pto_npu_device_info) == 48);
+static_assert(sizeof(struct drm_pto_npu_limits) == 96);
+static_assert(offsetof(struct drm_pto_npu_limits, pad2) == 68);
+static_assert(offsetof(struct drm_pto_npu_limits, work_budget) == 72);
+static_assert(sizeof(struct drm_pto_npu_memory_info) == 32);
+static_assert(sizeof(struct drm_pto_npu_counters) == 96);
+static_assert(sizeof(struct drm_pto_npu_bo_create) == 16);
+static_assert(sizeof(struct drm_pto_npu_bo_info) == 24);
+static_assert(sizeof(struct drm_pto_npu_kernel_create) == 64);
+static_assert(sizeof(struct drm_pto_npu_kernel_destroy) == 8);
+static_assert(sizeof(struct drm_pto_npu_queue_create) == 80);
+static_assert(sizeof(struct drm_pto_npu_queue_destroy) == 8);
+static_assert(sizeof(struct drm_pto_npu_queue_submit) == 32);
+static_assert(sizeof(struct drm_pto_npu_queue_wait) == 24);
+static_assert(sizeof(struct drm_pto_npu_ring_header) == 256);
+static_assert(sizeof(struct drm_pto_npu_cqe) == 80);
+static_assert(sizeof(struct drm_pto_npu_prof) == 248);
+
 static void pto_fill_limits(struct drm_pto_npu_limits *lim)
 {
 	lim->max_bo_size = PTO_MAX_BO_SIZE;
@@ -216,9 +254,11 @@ static void pto_fill_limits(struct drm_pto_npu_limits *lim)
 	lim->max_deps = PTO_MAX_DEPS;
 	lim->max_block_num = PTO_MAX_BLOCK_NUM;
 	lim->timeout_ms = pto_clamped_timeout_ms();
+	lim->pad = 0;
+	lim->pad2 = 0;
 	lim->work_budget = pto_default_work_budget();
 	lim->min_work_budget = PTO_MIN_WORK_BUDGET;
-	lim->max_work_budget = PTO_MAX_WORK_BUDGET;
+	lim->max_work_budget = pto_max_work_budget();
 }
 
 static void pto_fill_memory_info(struct pto_device *pdev, struct pto_ctx *ctx,

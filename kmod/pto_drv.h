@@ -32,12 +32,20 @@
 /*
  * Instructions a unit may execute (module parameter work_budget, per queue
  * at creation): bounds a runaway kernel by its work, the same on every
- * host. The default is minutes of interpretation on a slow host, far more
- * than any kernel needs to finish.
+ * host. The default ends an endless kernel on every core of the default
+ * topology within seconds in the 2-vCPU test VM (debug kernel: about
+ * 3 x 10^6 instructions a second in all, Documentation/robustness.rst),
+ * far more than the project's kernels execute.
+ *
+ * The largest budget a queue may ask for is the module parameter
+ * max_work_budget (PTO_DEFAULT_MAX_WORK_BUDGET), at most
+ * PTO_WORK_BUDGET_CEILING: how long a context may hold a core with one
+ * unit is the administrator's choice.
  */
-#define PTO_DEFAULT_WORK_BUDGET BIT_ULL(30)
+#define PTO_DEFAULT_WORK_BUDGET BIT_ULL(18)
 #define PTO_MIN_WORK_BUDGET BIT_ULL(10)
-#define PTO_MAX_WORK_BUDGET BIT_ULL(48)
+#define PTO_DEFAULT_MAX_WORK_BUDGET BIT_ULL(40)
+#define PTO_WORK_BUDGET_CEILING BIT_ULL(48)
 #define PTO_MIN_LOCAL_BUF SZ_16K
 #define PTO_MAX_LOCAL_BUF SZ_4M
 
@@ -277,6 +285,7 @@ int pto_bo_size_check(u64 size, u64 *aligned);
 
 u32 pto_clamped_timeout_ms(void);
 u64 pto_default_work_budget(void);
+u64 pto_max_work_budget(void);
 bool pto_default_noncoherent(void);
 bool pto_default_sanitize(void);
 

@@ -497,6 +497,7 @@ static int pto_queue_check_args(struct drm_device *drm,
 {
 	u32 sq = args->sq_slots ? args->sq_slots : PTO_DEFAULT_SQ_SLOTS;
 	u32 cq = args->cq_entries ? args->cq_entries : 4 * sq;
+	u64 max_budget;
 
 	if ((args->flags & ~DRM_PTO_NPU_QUEUE_F_ALL) || args->pad ||
 	    args->queue_id || args->handle || args->prof_offset ||
@@ -528,11 +529,11 @@ static int pto_queue_check_args(struct drm_device *drm,
 			cq, PTO_MAX_CQ_ENTRIES);
 		return -EINVAL;
 	}
+	max_budget = pto_max_work_budget();
 	if (args->work_budget && (args->work_budget < PTO_MIN_WORK_BUDGET ||
-				  args->work_budget > PTO_MAX_WORK_BUDGET)) {
+				  args->work_budget > max_budget)) {
 		drm_dbg(drm, "QUEUE_CREATE: work_budget %llu outside %llu..%llu\n",
-			args->work_budget, PTO_MIN_WORK_BUDGET,
-			PTO_MAX_WORK_BUDGET);
+			args->work_budget, PTO_MIN_WORK_BUDGET, max_budget);
 		return -EINVAL;
 	}
 	*sq_slots = sq;

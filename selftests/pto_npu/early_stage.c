@@ -654,7 +654,7 @@ TEST_F(early, close_with_staged_consumers_in_flight)
 		uint32_t consumed = 0;
 		char err[256];
 
-		if (pto_test_dev_open(&dev) || pto_queue_create(dev, 0, 0, &q))
+		if (pto_test_dev_open(&dev) || pto_test_queue_long(dev, 0, 0, &q))
 			_exit(2);
 		k = build_add(dev, err, sizeof(err));
 		a = ftensor(dev, 2 * TR, 0);

@@ -68,8 +68,9 @@ FIXTURE_SETUP(infer)
 
 	ASSERT_EQ(0, pto_test_dev_open(&self->dev))
 		TH_LOG("open %s", pto_test_device_path());
-	ASSERT_EQ(0, pto_queue_create(self->dev, 0, 0, &self->q));
-	ASSERT_EQ(0, pto_queue_create(self->dev, 0, 0, &self->q2));
+	/* SLOW spins run past the default work budget. */
+	ASSERT_EQ(0, pto_test_queue_long(self->dev, 0, 0, &self->q));
+	ASSERT_EQ(0, pto_test_queue_long(self->dev, 0, 0, &self->q2));
 	self->k_copy = build_copy(self->dev, self->err, sizeof(self->err));
 	ASSERT_NE(NULL, self->k_copy) TH_LOG("copy kernel: %s", self->err);
 	for (i = 0; i < 3; i++) {
@@ -551,6 +552,7 @@ static int san_open(int fd, struct san_queue *sq)
 {
 	memset(sq, 0, sizeof(*sq));
 	sq->c.flags = DRM_PTO_NPU_QUEUE_F_SANITIZE;
+	sq->c.work_budget = PTO_TEST_LONG_BUDGET;
 	if (drmIoctl(fd, DRM_IOCTL_PTO_NPU_QUEUE_CREATE, &sq->c))
 		return -errno;
 	sq->map = mmap(NULL, sq->c.ring_size, PROT_READ | PROT_WRITE,
@@ -793,7 +795,8 @@ TEST_F(infer, sanitizer_predicate_fixed_by_a_named_dependency)
 static void graph_race(struct __test_metadata *_metadata,
 		       FIXTURE_DATA(infer) *self, bool dir)
 {
-	struct pto_queue_params p = { .flags = PTO_QUEUE_SANITIZE };
+	struct pto_queue_params p = { .flags = PTO_QUEUE_SANITIZE,
+				      .work_budget = PTO_TEST_LONG_BUDGET };
 	static const uint8_t da[2] = { PTO_ARG_IN, PTO_ARG_OUT };
 	const uint8_t db[2] = { dir ? PTO_ARG_IN : 0, dir ? PTO_ARG_OUT : 0 };
 	int64_t sa[3] = { N, 1, SLOW }, sb[3] = { 4, 1, 0 };

@@ -887,7 +887,7 @@ TEST_F_TIMEOUT(mixed, close_releases_units_parked_on_a_ring, 120)
 
 		close(ready[0]);
 		if (pto_test_dev_open(&c.dev) ||
-		    pto_queue_create(c.dev, 0, 0, &c.q))
+		    pto_test_queue_long(c.dev, 0, 0, &c.q))
 			_exit(2);
 		c.aic = pop_then_push(c.dev, PTO_CORE_AIC, c.err, sizeof(c.err));
 		c.aiv = pop_then_push(c.dev, PTO_CORE_AIV, c.err, sizeof(c.err));

@@ -24,6 +24,8 @@
  * seconds under TCG, however many blocks share them.
  */
 #define A_ITERATIONS 20000000
+/* A's queue's work budget: room for all of them on one block. */
+#define A_WORK_BUDGET (1ull << 26)
 #define RUN_TIMEOUT_NS PTO_TEST_SEC(120)
 /*
  * B's start delay allowed, on an unloaded reference machine: once B's core
@@ -60,6 +62,8 @@ FIXTURE_TEARDOWN(quantum)
  */
 static void process_a(int to_parent, uint32_t blocks)
 {
+	/* Past the default budget: the kernel is 2 x A_ITERATIONS / blocks. */
+	struct pto_queue_params qp = { .work_budget = A_WORK_BUDGET };
 	struct pto_task_desc d = { .block_num = blocks };
 	struct pto_device *dev;
 	struct pto_queue *q;
@@ -74,7 +78,8 @@ static void process_a(int to_parent, uint32_t blocks)
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	cqes = calloc(blocks + 4, sizeof(*cqes));
-	if (!cqes || pto_test_dev_open(&dev) || pto_queue_create(dev, 0, 0, &q) ||
+	if (!cqes || pto_test_dev_open(&dev) ||
+	    pto_queue_create_params(dev, &qp, &q) ||
 	    pto_kb_new(dev, PTO_CORE_AIV, &kb))
 		_exit(2);
 	pto_kb_ldi(kb, 3, 0);

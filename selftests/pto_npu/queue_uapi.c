@@ -80,6 +80,8 @@ static int raw_queue_open(int fd, uint32_t sq, uint32_t cq,
 	memset(rq, 0, sizeof(*rq));
 	rq->c.sq_slots = sq;
 	rq->c.cq_entries = cq;
+	/* k_slow runs past the default work budget. */
+	rq->c.work_budget = PTO_TEST_LONG_BUDGET;
 	ret = q_create(fd, &rq->c);
 	if (ret)
 		return ret;
@@ -1279,7 +1281,7 @@ static int dev_ctx_init(struct dev_ctx *c, uint32_t sq, char *err, size_t len)
 
 	ret = pto_test_dev_open(&c->dev);
 	if (!ret)
-		ret = pto_queue_create(c->dev, sq, 0, &c->q);
+		ret = pto_test_queue_long(c->dev, sq, 0, &c->q);
 	if (!ret)
 		ret = pto_test_tensor2d(c->dev, PTO_DTYPE_I64, 1, OUT_COLS, &c->out);
 	if (!ret)

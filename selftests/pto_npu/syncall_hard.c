@@ -839,12 +839,15 @@ TEST_F(hard, close_mid_barrier)
 		struct pto_task_desc cd = { .block_num = self->aiv,
 					    .flags = PTO_TASK_SYNC_START,
 					    .num_tensors = 2, .tensors = ca };
+		/* A budget the spinner does not reach before the close. */
+		struct pto_queue_params qp = { .work_budget = 1ull << 30 };
 		struct pto_kb *kb;
 		uint32_t consumed = 0;
 		char err[256];
 		int skip;
 
-		if (pto_test_dev_open(&dev) || pto_queue_create(dev, 0, 0, &q) ||
+		if (pto_test_dev_open(&dev) ||
+		    pto_queue_create_params(dev, &qp, &q) ||
 		    pto_kb_new(dev, PTO_CORE_AIV, &kb))
 			_exit(2);
 		skip = pto_kb_label_new(kb);

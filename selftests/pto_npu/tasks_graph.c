@@ -51,7 +51,7 @@ FIXTURE(graph)
 FIXTURE_SETUP(graph)
 {
 	ASSERT_EQ(0, pto_test_dev_open(&self->dev));
-	ASSERT_EQ(0, pto_queue_create(self->dev, 0, 0, &self->q));
+	ASSERT_EQ(0, pto_test_queue_long(self->dev, 0, 0, &self->q));
 	ASSERT_EQ(0, pto_device_query_info(self->dev, &self->info));
 }
 
@@ -759,7 +759,7 @@ FIXTURE_SETUP(tmo)
 	ASSERT_LT(0, self->old_timeout) TH_LOG("timeout_ms: %s",
 					       strerror((int)-self->old_timeout));
 	ASSERT_EQ(0, pto_test_dev_open(&self->dev));
-	ASSERT_EQ(0, pto_queue_create(self->dev, 0, 0, &self->q));
+	ASSERT_EQ(0, pto_test_queue_long(self->dev, 0, 0, &self->q));
 }
 
 /* In the parent: restored even when the test dies. */

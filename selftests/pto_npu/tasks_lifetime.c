@@ -309,6 +309,7 @@ static int raw_ctx_open(struct raw_ctx *c, int64_t outer, uint32_t sq, uint32_t 
 	c->kernel = kc.handle;
 	c->qc.sq_slots = sq;
 	c->qc.cq_entries = cq;
+	c->qc.work_budget = PTO_TEST_LONG_BUDGET;
 	if (drmIoctl(c->fd, DRM_IOCTL_PTO_NPU_QUEUE_CREATE, &c->qc))
 		return -errno;
 	c->map = mmap(NULL, c->qc.ring_size, PROT_READ | PROT_WRITE, MAP_SHARED,

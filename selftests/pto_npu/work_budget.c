@@ -20,6 +20,7 @@
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
@@ -34,6 +35,13 @@
 /* The interpreter checks its budget at least every this many instructions. */
 #define CHECK_EVERY 256
 #define RUNS 3
+/*
+ * interpreter_rate's budget for one block (a sixteenth of it for each of
+ * 48): about a second under TCG with KASAN.
+ */
+#define RATE_BUDGET (1u << 20)
+/* The long kernels' (2 x 10^7 instructions): past the default budget. */
+#define LONG_BUDGET (1u << 26)
 #define BLOCKS 8
 #define RUN_TIMEOUT_NS PTO_TEST_SEC(60)
 /* The wall-clock last resort these tests lower timeout_ms to. */
@@ -55,12 +63,14 @@ FIXTURE(budget)
 	struct drm_pto_npu_limits lim;
 	struct pto_device_info info;
 	long old_timeout;
+	long old_max;
 	char err[256];
 };
 
 FIXTURE_SETUP(budget)
 {
 	self->old_timeout = 0;
+	self->old_max = 0;
 	self->fd = pto_test_open();
 	ASSERT_LE(0, self->fd);
 	ASSERT_EQ(0, pto_test_limits(self->fd, &self->lim));
@@ -72,6 +82,8 @@ FIXTURE_TEARDOWN(budget)
 {
 	if (self->old_timeout > 0)
 		pto_test_param_write("timeout_ms", self->old_timeout);
+	if (self->old_max > 0)
+		pto_test_param_write("max_work_budget", self->old_max);
 	pto_device_close(self->dev);
 	close(self->fd);
 }
@@ -182,6 +194,50 @@ TEST_F(budget, default_and_given_budgets_are_reported)
 	EXPECT_EQ(NULL, q);
 }
 
+/*
+ * max_work_budget, the administrator's bound on what a queue may ask for:
+ * validated, reported in the limits, enforced at QUEUE_CREATE, and the
+ * default budget never above it.
+ */
+TEST_F(budget, max_work_budget_parameter_bounds_queue_budgets)
+{
+	struct drm_pto_npu_limits lim;
+	struct drm_pto_npu_queue_create c;
+	const long lower = 1 << 20, tiny = 1 << 12;
+
+	self->old_max = pto_test_param_read("max_work_budget");
+	ASSERT_LT(0, self->old_max);
+	EXPECT_EQ((uint64_t)self->old_max, self->lim.max_work_budget);
+	EXPECT_EQ(-EINVAL, pto_test_param_write("max_work_budget", 1023));
+	EXPECT_EQ(-EINVAL, pto_test_param_write("max_work_budget", (1L << 48) + 1));
+	EXPECT_EQ(self->old_max, pto_test_param_read("max_work_budget"));
+
+	ASSERT_EQ(0, pto_test_param_write("max_work_budget", lower));
+	ASSERT_EQ(0, pto_test_limits(self->fd, &lim));
+	EXPECT_EQ((uint64_t)lower, lim.max_work_budget);
+	EXPECT_EQ(0u, lim.pad2);
+	/* At the max: accepted; above it: refused, as any bad size. */
+	ASSERT_EQ(0, queue_create_raw(self->fd, lower, &c));
+	EXPECT_EQ((uint64_t)lower, c.work_budget);
+	queue_destroy_raw(self->fd, &c);
+	EXPECT_EQ(-EINVAL, queue_create_raw(self->fd, lower + 1, &c));
+	EXPECT_EQ(-EINVAL, queue_create_raw(self->fd, self->old_max, &c));
+
+	/* Below the default budget: the default follows it down. */
+	ASSERT_EQ(0, pto_test_param_write("max_work_budget", tiny));
+	ASSERT_EQ(0, pto_test_limits(self->fd, &lim));
+	EXPECT_EQ((uint64_t)tiny, lim.max_work_budget);
+	EXPECT_EQ((uint64_t)tiny, lim.work_budget);
+	ASSERT_EQ(0, queue_create_raw(self->fd, 0, &c));
+	EXPECT_EQ((uint64_t)tiny, c.work_budget);
+	queue_destroy_raw(self->fd, &c);
+
+	ASSERT_EQ(0, pto_test_param_write("max_work_budget", self->old_max));
+	ASSERT_EQ(0, pto_test_limits(self->fd, &lim));
+	EXPECT_EQ((uint64_t)self->old_max, lim.max_work_budget);
+	EXPECT_EQ(self->lim.work_budget, lim.work_budget);
+}
+
 TEST_F(budget, runaway_kernel_ends_after_the_same_count_every_run)
 {
 	struct pto_queue_params p = { .work_budget = SMALL_BUDGET };
@@ -240,11 +296,116 @@ TEST_F(budget, runaway_kernel_ends_after_the_same_count_every_run)
 }
 
 /*
+ * Runs @blocks blocks of the endless kernel @k on @q; every block must end
+ * with STATUS_WORK_BUDGET (or CANCELLED, after the first one's failure).
+ * Returns the LAST CQE's count of instructions, 0 on a failure; *@ns gets
+ * the wall time from the doorbell to the last CQE.
+ */
+static uint64_t run_runaway(struct __test_metadata *_metadata,
+			    struct pto_queue *q, struct pto_kernel *k,
+			    uint32_t blocks, int64_t *ns)
+{
+	struct pto_task_desc d = { .block_num = blocks, .kernel_aiv = k };
+	struct pto_cqe *cqes = calloc(blocks + 4, sizeof(*cqes));
+	uint64_t count = 0;
+	int64_t t0;
+	int n, i;
+
+	EXPECT_NE(NULL, cqes);
+	if (!cqes)
+		return 0;
+	t0 = pto_test_now_ns();
+	n = pto_test_submit_one(q, &d, cqes, blocks + 4, RUN_TIMEOUT_NS, NULL);
+	*ns = pto_test_now_ns() - t0;
+	EXPECT_EQ((int)blocks, n);
+	if (n == (int)blocks) {
+		const struct pto_cqe *last = &cqes[n - 1];
+
+		EXPECT_EQ(PTO_STATUS_WORK_BUDGET, last->info.status);
+		if (last->info.status == PTO_STATUS_WORK_BUDGET)
+			count = last->info.detail;
+		for (i = 0; i < n - 1; i++)
+			if (cqes[i].info.status != PTO_STATUS_CANCELLED)
+				EXPECT_EQ(PTO_STATUS_WORK_BUDGET, cqes[i].info.status);
+	}
+	free(cqes);
+	return count;
+}
+
+/*
+ * The interpreter's speed in this VM, for choosing the default budget:
+ * instructions per second of one block alone, and of every AIV core at
+ * once (all the VM's vCPUs). Prints; asserts only the statuses.
+ */
+TEST_F_TIMEOUT(budget, interpreter_rate, 120)
+{
+	struct pto_queue_params p = { .work_budget = RATE_BUDGET };
+	uint32_t aiv = self->info.aiv_cores;
+	struct pto_queue *q, *qall;
+	struct pto_kernel *k;
+	uint64_t n1, nall;
+	int64_t t1, tall;
+
+	k = spin_kernel(self->dev, PTO_MAX_LOOP_COUNT, self->err, sizeof(self->err));
+	ASSERT_NE(NULL, k) TH_LOG("%s", self->err);
+	ASSERT_EQ(0, pto_queue_create_params(self->dev, &p, &q));
+	p.work_budget = RATE_BUDGET / 16;
+	ASSERT_EQ(0, pto_queue_create_params(self->dev, &p, &qall));
+	n1 = run_runaway(_metadata, q, k, 1, &t1);
+	nall = run_runaway(_metadata, qall, k, aiv, &tall);
+	ASSERT_LT(0, t1);
+	ASSERT_LT(0, tall);
+	printf("# work_budget: rate: 1 block: %llu instructions in %lld ms: %.3g/s\n",
+	       (unsigned long long)n1, (long long)(t1 / 1000000),
+	       n1 * 1e9 / (double)t1);
+	printf("# work_budget: rate: %u blocks: %llu instructions in %lld ms: %.3g/s in all, %ld CPUs\n",
+	       aiv, (unsigned long long)nall * aiv, (long long)(tall / 1000000),
+	       (double)nall * aiv * 1e9 / (double)tall,
+	       sysconf(_SC_NPROCESSORS_ONLN));
+	EXPECT_EQ(0, pto_queue_destroy(q));
+	EXPECT_EQ(0, pto_queue_destroy(qall));
+	pto_kernel_free(k);
+}
+
+/*
+ * The done-when of the default budget: an endless kernel on every AIV
+ * core (48 blocks) of a queue created without a budget ends with
+ * STATUS_WORK_BUDGET, after the same count on every run. The time is
+ * printed, not asserted (the budget is work, not time).
+ */
+TEST_F_TIMEOUT(budget, default_budget_ends_an_endless_kernel_on_every_core, 120)
+{
+	uint32_t aiv = self->info.aiv_cores;
+	struct pto_kernel *k;
+	struct pto_queue *q;
+	uint64_t n[2];
+	int64_t t[2];
+	int run;
+
+	k = spin_kernel(self->dev, PTO_MAX_LOOP_COUNT, self->err, sizeof(self->err));
+	ASSERT_NE(NULL, k) TH_LOG("%s", self->err);
+	ASSERT_EQ(0, pto_queue_create(self->dev, 0, 0, &q));
+	ASSERT_EQ(self->lim.work_budget, pto_queue_work_budget(q));
+	for (run = 0; run < 2; run++) {
+		n[run] = run_runaway(_metadata, q, k, aiv, &t[run]);
+		ASSERT_LT(self->lim.work_budget, n[run]);
+		ASSERT_GE(self->lim.work_budget + CHECK_EVERY, n[run]);
+		printf("# work_budget: default budget %llu: %u endless blocks ended after %llu instructions each in %lld ms\n",
+		       (unsigned long long)self->lim.work_budget, aiv,
+		       (unsigned long long)n[run], (long long)(t[run] / 1000000));
+	}
+	EXPECT_EQ(n[0], n[1]);
+	EXPECT_EQ(0, pto_queue_destroy(q));
+	pto_kernel_free(k);
+}
+
+/*
  * A unit that runs for much longer than timeout_ms (the wall-clock last
  * resort) ends OK: running units are bounded by their budget only.
  */
 TEST_F(budget, long_unit_is_bounded_by_work_not_wall_time)
 {
+	struct pto_queue_params p = { .work_budget = LONG_BUDGET };
 	struct pto_task_desc d = { .block_num = 1 };
 	struct pto_cqe cqes[4];
 	struct pto_kernel *k;
@@ -256,7 +417,7 @@ TEST_F(budget, long_unit_is_bounded_by_work_not_wall_time)
 	/* About 2 x 10^7 instructions: seconds under TCG. */
 	k = count_kernel(self->dev, 10, 1000000, self->err, sizeof(self->err));
 	ASSERT_NE(NULL, k) TH_LOG("%s", self->err);
-	ASSERT_EQ(0, pto_queue_create(self->dev, 0, 0, &q));
+	ASSERT_EQ(0, pto_queue_create_params(self->dev, &p, &q));
 	d.kernel_aiv = k;
 	n = pto_test_submit_one(q, &d, cqes, 4, RUN_TIMEOUT_NS, NULL);
 	ASSERT_EQ(1, n);
@@ -310,6 +471,7 @@ static int start_hogs(pid_t *pids, int ncpu, int ms)
 TEST_F(budget, starved_block_and_its_waiters_complete)
 {
 	uint32_t aiv = self->info.aiv_cores;
+	struct pto_queue_params p = { .work_budget = LONG_BUDGET };
 	struct pto_task_desc d = { .block_num = aiv, .flags = PTO_TASK_SYNC_START };
 	int ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN), i, n, status;
 	struct pto_cqe *cqes;
@@ -335,7 +497,7 @@ TEST_F(budget, starved_block_and_its_waiters_complete)
 	pto_kb_end(kb);
 	k = pto_test_kb_finish(kb, self->err, sizeof(self->err));
 	ASSERT_NE(NULL, k) TH_LOG("%s", self->err);
-	ASSERT_EQ(0, pto_queue_create(self->dev, 0, 0, &q));
+	ASSERT_EQ(0, pto_queue_create_params(self->dev, &p, &q));
 	lower_timeout(_metadata, self, STARVED_TIMEOUT_MS);
 	d.kernel_aiv = k;
 	ASSERT_EQ(0, pto_queue_push_task(q, &d));

@@ -374,6 +374,9 @@ void fill_f32(struct pto_tensor *t, unsigned int seed)
  */
 int ctx_open(struct bench *C, uint32_t sq_slots, uint32_t cq_entries)
 {
+	struct pto_queue_params p = { .sq_slots = sq_slots,
+				      .cq_entries = cq_entries,
+				      .work_budget = BENCH_WORK_BUDGET };
 	struct pto_kb *kb;
 	int ret;
 
@@ -383,7 +386,7 @@ int ctx_open(struct bench *C, uint32_t sq_slots, uint32_t cq_entries)
 		return ret;
 	}
 	pto_device_query_info(C->dev, &C->info);
-	ret = pto_queue_create(C->dev, sq_slots, cq_entries, &C->q);
+	ret = pto_queue_create_params(C->dev, &p, &C->q);
 	if (ret) {
 		berr(C, "queue of %u slots: %s", sq_slots, pto_strerror(ret));
 		return ret;
@@ -459,7 +462,7 @@ int queues_create(struct bench *B, const uint32_t *flags, unsigned int n,
 	for (m = 0; m < n; m++) {
 		struct pto_queue_params p = {
 			.sq_slots = SQ_SLOTS, .cq_entries = CQ_ENTRIES,
-			.flags = flags[m],
+			.work_budget = BENCH_WORK_BUDGET, .flags = flags[m],
 		};
 
 		if (pto_queue_create_params(B->dev, &p, &qs[m])) {

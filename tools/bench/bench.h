@@ -34,6 +34,11 @@
 #define CQE_CAP 65536
 #define SQ_SLOTS 32768
 #define CQ_ENTRIES 65536
+/*
+ * The work budget of the bench's queues: the device's default (2^18) is
+ * for runaway kernels; row 12's load runs for hundreds of milliseconds.
+ */
+#define BENCH_WORK_BUDGET (UINT64_C(1) << 30)
 
 struct series {
 	double v[SERIES_CAP];

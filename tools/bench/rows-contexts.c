@@ -300,8 +300,8 @@ void row11_processes(struct bench *B)
 #define R12_INNER 1024
 /*
  * At most this many instructions per load task (3 per inner iteration), a
- * quarter of the device's default work budget: a fast host gets a shorter
- * load rather than tasks ended by the budget.
+ * quarter of the bench queues' work budget (BENCH_WORK_BUDGET): a fast host
+ * gets a shorter load rather than tasks ended by the budget.
  */
 #define R12_MAX_OUTER ((INT64_C(1) << 28) / (3 * R12_INNER))
 

@@ -171,6 +171,12 @@ struct drm_pto_npu_limits {
 	/** @pad: zero. */
 	__u32 pad;
 	/**
+	 * @pad2: zero. Explicit, so that @work_budget is at offset 72 on
+	 * 32-bit ABIs too (where __u64 is 4-byte aligned): the layout of
+	 * 64-bit user space, unchanged.
+	 */
+	__u32 pad2;
+	/**
 	 * @work_budget: instructions a unit may execute before it ends with
 	 * STATUS_WORK_BUDGET, for queues created without one (module
 	 * parameter work_budget).

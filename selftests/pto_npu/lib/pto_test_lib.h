@@ -131,6 +131,17 @@ int64_t pto_test_now_ns(void);
 int pto_test_dev_open(struct pto_device **out);
 
 /*
+ * The work budget of the test queues that run long kernels on purpose
+ * (seconds of interpretation): the device's default (2^18 instructions)
+ * ends runaway kernels within seconds, and these are not runaways.
+ */
+#define PTO_TEST_LONG_BUDGET (1ull << 30)
+
+/* pto_queue_create() with PTO_TEST_LONG_BUDGET. */
+int pto_test_queue_long(struct pto_device *dev, uint32_t sq_slots,
+			uint32_t cq_entries, struct pto_queue **out);
+
+/*
  * Finishes and frees a kernel builder. Returns the kernel, or NULL with the
  * builder's (or the verifier's) reason in @err.
  */

@@ -297,7 +297,9 @@ int pto_test_block_count(const struct pto_graph *g, unsigned int idx)
 
 int pto_test_queue_prof(struct pto_device *dev, struct pto_queue **q)
 {
-	struct pto_queue_params p = { .flags = PTO_QUEUE_PROFILE };
+	/* Profiled tests time slow producers: past the default budget. */
+	struct pto_queue_params p = { .flags = PTO_QUEUE_PROFILE,
+				      .work_budget = PTO_TEST_LONG_BUDGET };
 
 	return pto_queue_create_params(dev, &p, q);
 }
@@ -641,4 +643,14 @@ int32_t pto_test_round_val(unsigned int rounds, unsigned int row,
 {
 	return (int32_t)((rounds - 1) * PTO_TEST_ROUND_TAG + block +
 			 row * PTO_TEST_ROW_TAG);
+}
+
+int pto_test_queue_long(struct pto_device *dev, uint32_t sq_slots,
+			uint32_t cq_entries, struct pto_queue **out)
+{
+	struct pto_queue_params p = { .sq_slots = sq_slots,
+				      .cq_entries = cq_entries,
+				      .work_budget = PTO_TEST_LONG_BUDGET };
+
+	return pto_queue_create_params(dev, &p, out);
 }
