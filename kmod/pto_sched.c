@@ -55,7 +55,7 @@ static void pto_ready_add(struct pto_sched *s, struct pto_task *task)
 		list_add_tail(&ctx->ready_link[ti], &s->ready[ti]);
 }
 
-static void pto_ready_del(struct pto_task *task)
+void pto_ready_del(struct pto_task *task)
 {
 	struct pto_ctx *ctx = task->ctx;
 	u32 ti = pto_task_type(task);
@@ -175,7 +175,7 @@ static void pto_count_dispatch(struct pto_device *pdev, struct pto_task *task,
 }
 
 /* One clock read per dispatch pass: its placements happen at one instant. */
-static u64 pto_pass_ns(u64 *now)
+u64 pto_pass_ns(u64 *now)
 {
 	if (!*now)
 		*now = ktime_get_ns();
@@ -467,8 +467,7 @@ static void pto_unplace_rest(struct pto_task *task)
  * A placement pass. @now: its clock if the caller has just read it, else 0
  * (read at the first placement, if any).
  */
-static void pto_sched_dispatch(struct pto_sched *s, struct pto_core *self,
-			       u64 now)
+void pto_sched_dispatch(struct pto_sched *s, struct pto_core *self, u64 now)
 {
 	u32 ti;
 
@@ -585,9 +584,9 @@ static void pto_count_retire(struct pto_device *pdev, struct pto_task *task)
  * Return: for profiling queues, the clock read at the end of the last
  * walk, else 0.
  */
-static u64 pto_complete(struct pto_sched *s, struct pto_task *first,
-			struct list_head *freeable, struct pto_core **adopt,
-			struct list_head *post, u64 now)
+u64 pto_complete(struct pto_sched *s, struct pto_task *first,
+		 struct list_head *freeable, struct pto_core **adopt,
+		 struct list_head *post, u64 now)
 {
 	u64 end = 0;
 	LIST_HEAD(work);
@@ -757,172 +756,4 @@ void pto_sched_add(struct pto_device *pdev, struct pto_task *task,
 		pto_try_stage(s, task);
 	}
 	spin_unlock(&s->lock);
-}
-
-/*
- * A unit of a closing context in a core's pending slot has not started:
- * it ends CANCELLED now instead of after the unit running ahead of it,
- * which may be another context's and run for its whole work budget.
- */
-static void pto_reclaim_unit(struct pto_sched *s, struct pto_core *core,
-			     u64 now)
-{
-	struct pto_task *task = core->pend_task;
-	u32 u = core->pend_unit, i;
-	struct pto_unit_rec *rec = &task->recs[u];
-
-	lockdep_assert_held(&s->lock);
-	core->pend_task = NULL;
-	s->no_preload[pto_cidx(core)] = false;
-	rec->core = core->index;
-	rec->core_type = core->type;
-	rec->status = DRM_PTO_NPU_STATUS_CANCELLED;
-	rec->detail = 0;
-	for (i = PTO_TS_RECEIVE; i <= PTO_TS_FINISH; i++)
-		rec->ts[i] = now;
-	trace_pto_start(task, u, core, 0);
-	trace_pto_end(task, u, core, DRM_PTO_NPU_STATUS_CANCELLED);
-	task->units_out--;
-	if (task->bar_parties)
-		pto_barrier_exit(s, task);
-}
-
-/* Take back every unit of @ctx waiting in a pending slot. */
-static void pto_reclaim_pending(struct pto_sched *s, struct pto_ctx *ctx,
-				u64 *now)
-{
-	u32 ti, i;
-
-	lockdep_assert_held(&s->lock);
-	for (ti = 0; ti < PTO_NUM_CIDX; ti++)
-		for (i = 0; i < s->ncores[ti]; i++) {
-			struct pto_core *core = &s->cores[ti][i];
-
-			if (core->pend_task && core->pend_task->ctx == ctx)
-				pto_reclaim_unit(s, core, pto_pass_ns(now));
-		}
-}
-
-/**
- * pto_sched_cancel_ctx - stop everything of a closing context
- * @ctx: the context
- *
- * Marks the context dead, cancels its tasks (running blocks stop at their
- * next check; units in pending slots, which have not started, and unplaced
- * work retire at once), drops held completions and waits until every task
- * of the context has been freed: for no unit of another context.
- */
-void pto_sched_cancel_ctx(struct pto_ctx *ctx)
-{
-	struct pto_sched *s = ctx->pdev->sched;
-	struct pto_task *task, *tmp;
-	LIST_HEAD(freeable);
-	LIST_HEAD(stop);
-	u64 now = 0;
-
-	spin_lock(&s->lock);
-	if (pto_profiling())
-		s->iter++;
-	ctx->dead = true;
-	list_for_each_entry(task, &ctx->live, ctx_link) {
-		atomic_set(&task->cancel, 1);
-		pto_release_task_waits(s, task, DRM_PTO_NPU_STATUS_CANCELLED);
-		pto_release_staged(s, task, NULL, &now);
-	}
-	pto_reclaim_pending(s, ctx, &now);
-	/* What is placed nowhere, or only was in pending slots, retires now. */
-	list_for_each_entry(task, &ctx->live, ctx_link) {
-		if (task->state == PTO_TASK_READY) {
-			pto_ready_del(task);
-			task->state = PTO_TASK_PLACED;
-		}
-		if (task->state == PTO_TASK_PLACED && !task->units_out)
-			list_add_tail(&task->held_link, &stop);
-	}
-	list_for_each_entry_safe(task, tmp, &stop, held_link) {
-		list_del_init(&task->held_link);
-		if (task->status == DRM_PTO_NPU_STATUS_OK)
-			task->status = DRM_PTO_NPU_STATUS_CANCELLED;
-		pto_complete(s, task, &freeable, NULL, NULL, now);
-	}
-	/* Pending slots given back: other contexts' work may take them. */
-	pto_sched_dispatch(s, NULL, now);
-	spin_unlock(&s->lock);
-	pto_tasks_free_list(&freeable);
-	pto_queues_drop_held(ctx);
-
-	wait_event(ctx->wq, !atomic_read(&ctx->inflight));
-	/* The last pto_tasks_free_list() wakes us under the lock: let it finish. */
-	spin_lock(&s->lock);
-	spin_unlock(&s->lock);
-}
-
-/* Local memory layout: AIV: UB at 0. AIC: L1 | L0A | L0B | L0C. */
-static void pto_sched_layout(struct pto_sched *s, const struct pto_topology *t)
-{
-	u32 i;
-
-	s->ncores[PTO_AIV] = t->clusters * PTO_AIV_PER_CLUSTER;
-	s->ncores[PTO_AIC] = t->clusters;
-	s->buf_size[PTO_BUF_UB] = t->aiv_ub;
-	s->buf_size[PTO_BUF_L1] = t->aic_l1;
-	s->buf_size[PTO_BUF_L0A] = t->aic_l0a;
-	s->buf_size[PTO_BUF_L0B] = t->aic_l0b;
-	s->buf_size[PTO_BUF_L0C] = t->aic_l0c;
-	for (i = 0; i < PTO_LOCAL_BUFS; i++)
-		s->buf_base[i] = pto_buf_base(t, i);
-	s->local_size[PTO_AIV] = t->aiv_ub;
-	s->local_size[PTO_AIC] = s->buf_base[PTO_BUF_L0C] + t->aic_l0c;
-}
-
-/**
- * pto_sched_init - the scheduler and the cores of a device
- * @pdev: device, its topology set
- *
- * Return: 0 or a negative errno.
- */
-int pto_sched_init(struct pto_device *pdev)
-{
-	struct pto_sched *s;
-	u32 q;
-	int ret;
-
-	s = kzalloc(sizeof(*s), GFP_KERNEL);
-	if (!s)
-		return -ENOMEM;
-	pdev->sched = s;
-	spin_lock_init(&s->lock);
-	for (q = 0; q < PTO_NUM_RQ; q++)
-		INIT_LIST_HEAD(&s->ready[q]);
-	INIT_LIST_HEAD(&s->kickq);
-	s->budget = max(1U, num_online_cpus());
-	s->pdev = pdev;
-	INIT_LIST_HEAD(&s->parked_tasks);
-	spin_lock_init(&s->soft_lock);
-	INIT_LIST_HEAD(&s->soft_waiters);
-	INIT_DELAYED_WORK(&s->watchdog, pto_barrier_watchdog);
-	spin_lock_init(&s->spare_lock);
-	INIT_LIST_HEAD(&s->spares);
-	pto_sched_layout(s, &pdev->topo);
-	ret = pto_cores_init(s);
-	if (ret)
-		pto_sched_fini(pdev);
-	return ret;
-}
-
-/**
- * pto_sched_fini - stop the cores and free the scheduler
- * @pdev: device (its scheduler may be half set up)
- */
-void pto_sched_fini(struct pto_device *pdev)
-{
-	struct pto_sched *s = pdev->sched;
-
-	if (!s)
-		return;
-	cancel_delayed_work_sync(&s->watchdog);
-	pto_task_spares_free(s);
-	pto_cores_fini(s);
-	kfree(s);
-	pdev->sched = NULL;
 }

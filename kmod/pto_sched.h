@@ -215,4 +215,12 @@ void pto_release_staged_unit(struct pto_sched *s, struct pto_core *core,
 void pto_release_staged(struct pto_sched *s, struct pto_task *task,
 			struct pto_core **adopt, u64 *now);
 
+/* pto_sched.c's own, shared with pto_cancel.c (the scheduler lock held). */
+u64 pto_pass_ns(u64 *now);
+void pto_ready_del(struct pto_task *task);
+u64 pto_complete(struct pto_sched *s, struct pto_task *first,
+		 struct list_head *freeable, struct pto_core **adopt,
+		 struct list_head *post, u64 now);
+void pto_sched_dispatch(struct pto_sched *s, struct pto_core *self, u64 now);
+
 #endif /* __PTO_SCHED_H__ */

@@ -17,6 +17,9 @@
  * finished a producer start its staged consumer before retiring the
  * producer.
  *
+ * A device's scheduler and cores are made and torn down here too
+ * (pto_sched_init(), pto_sched_fini()).
+ *
  * Copyright (C) 2026 pto-npu authors
  */
 
@@ -644,4 +647,74 @@ void pto_cores_fini(struct pto_sched *s)
 		kfree(s->cores[ti]);
 		bitmap_free(s->idle[ti]);
 	}
+}
+
+/* Local memory layout: AIV: UB at 0. AIC: L1 | L0A | L0B | L0C. */
+static void pto_sched_layout(struct pto_sched *s, const struct pto_topology *t)
+{
+	u32 i;
+
+	s->ncores[PTO_AIV] = t->clusters * PTO_AIV_PER_CLUSTER;
+	s->ncores[PTO_AIC] = t->clusters;
+	s->buf_size[PTO_BUF_UB] = t->aiv_ub;
+	s->buf_size[PTO_BUF_L1] = t->aic_l1;
+	s->buf_size[PTO_BUF_L0A] = t->aic_l0a;
+	s->buf_size[PTO_BUF_L0B] = t->aic_l0b;
+	s->buf_size[PTO_BUF_L0C] = t->aic_l0c;
+	for (i = 0; i < PTO_LOCAL_BUFS; i++)
+		s->buf_base[i] = pto_buf_base(t, i);
+	s->local_size[PTO_AIV] = t->aiv_ub;
+	s->local_size[PTO_AIC] = s->buf_base[PTO_BUF_L0C] + t->aic_l0c;
+}
+
+/**
+ * pto_sched_init - the scheduler and the cores of a device
+ * @pdev: device, its topology set
+ *
+ * Return: 0 or a negative errno.
+ */
+int pto_sched_init(struct pto_device *pdev)
+{
+	struct pto_sched *s;
+	u32 q;
+	int ret;
+
+	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	if (!s)
+		return -ENOMEM;
+	pdev->sched = s;
+	spin_lock_init(&s->lock);
+	for (q = 0; q < PTO_NUM_RQ; q++)
+		INIT_LIST_HEAD(&s->ready[q]);
+	INIT_LIST_HEAD(&s->kickq);
+	s->budget = max(1U, num_online_cpus());
+	s->pdev = pdev;
+	INIT_LIST_HEAD(&s->parked_tasks);
+	spin_lock_init(&s->soft_lock);
+	INIT_LIST_HEAD(&s->soft_waiters);
+	INIT_DELAYED_WORK(&s->watchdog, pto_barrier_watchdog);
+	spin_lock_init(&s->spare_lock);
+	INIT_LIST_HEAD(&s->spares);
+	pto_sched_layout(s, &pdev->topo);
+	ret = pto_cores_init(s);
+	if (ret)
+		pto_sched_fini(pdev);
+	return ret;
+}
+
+/**
+ * pto_sched_fini - stop the cores and free the scheduler
+ * @pdev: device (its scheduler may be half set up)
+ */
+void pto_sched_fini(struct pto_device *pdev)
+{
+	struct pto_sched *s = pdev->sched;
+
+	if (!s)
+		return;
+	cancel_delayed_work_sync(&s->watchdog);
+	pto_task_spares_free(s);
+	pto_cores_fini(s);
+	kfree(s);
+	pdev->sched = NULL;
 }
