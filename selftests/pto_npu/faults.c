@@ -1249,9 +1249,11 @@ TEST_F_TIMEOUT(dev, spare_tasks_are_bounded_and_reused, 120)
 	/*
 	 * A coherent queue: under the sanitizer (make check) a task carries
 	 * hazard records, so it no longer fits a small task's memory, and
-	 * small tasks are what this is about.
+	 * small tasks are what this is about. Its 1M-iteration tasks need a
+	 * budget beyond the default.
 	 */
-	struct pto_queue_params qp = { .flags = PTO_QUEUE_COHERENT };
+	struct pto_queue_params qp = { .flags = PTO_QUEUE_COHERENT,
+				       .work_budget = PTO_TEST_LONG_BUDGET };
 	struct pto_queue *q;
 
 	max = dbg_read_key("spares", "max");
