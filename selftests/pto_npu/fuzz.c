@@ -1201,7 +1201,8 @@ TEST_F_TIMEOUT(fz, race_close_submit_wait, 900)
 		ASSERT_EQ(0, pto_test_bo_create(fd, 4096, &in, NULL));
 		ASSERT_EQ(0, pto_test_bo_create(fd, 4096, &out, NULL));
 		ASSERT_EQ(0, fz_q_open(fd, 64, 64, &q[0]));
-		ASSERT_EQ(0, fz_q_open(fd, 32, 1024, &q[1]));
+		/* One CQ entry: completions are held, then flushed by waits. */
+		ASSERT_EQ(0, fz_q_open(fd, 32, 1, &q[1]));
 		for (j = 0; j < 3; j++) {
 			x[j] = (struct fz_race){ .fd = fd, .q = &q[j % 2],
 						 .kernel = kernel, .in = in, .out = out,

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The threads of race_close_submit_wait: push, ring, reap and wait on a
- * file that another thread closes.
+ * The threads of race_close_submit_wait: push (half the entries as
+ * early-resolve chains), ring, reap and wait on a file that another thread
+ * closes; one of the queues has a one-entry CQ, so completions are held.
  *
  * Copyright (C) 2026 pto-npu authors
  */
@@ -9,6 +10,22 @@
 
 static const int E_RACE_SUBMIT[] = { EINVAL, ENOENT, ENOMEM, EBADF, 0 };
 static const int E_RACE_WAIT[] = { EINVAL, ENOENT, ETIME, EINTR, EBADF, 0 };
+
+/*
+ * An early-resolve link: the entry reads in and updates out, so the good
+ * entries of a burst form a chain of inferred dependencies, each consumer
+ * pre-staged behind its flagged producer. Its producer's completion is
+ * then posted by the consumer's worker, racing QUEUE_WAIT, the reaping and
+ * close() (issue #29, finding 1).
+ */
+static void fz_race_chain(struct pto_test_sqe *e)
+{
+	struct drm_pto_npu_tensor_arg *t = (void *)(&e->hdr + 1);
+
+	e->hdr.flags |= DRM_PTO_NPU_TASK_F_EARLY_RESOLVE;
+	t[0].flags = DRM_PTO_NPU_TENSOR_F_IN;
+	t[1].flags = DRM_PTO_NPU_TENSOR_F_IN | DRM_PTO_NPU_TENSOR_F_OUT;
+}
 
 void *fz_race_thread(void *arg)
 {
@@ -28,6 +45,9 @@ void *fz_race_thread(void *arg)
 			uint32_t n = fz_good_entry(&e, x->kernel, x->in, x->out,
 						   fz_next(&r) & ~FZ_PRISTINE_MASK);
 			uint32_t i, burst = 1 + fz_below(&r, 4);
+
+			if (fz_pct(&r, 50))
+				fz_race_chain(&e);
 
 			for (i = 0; i < burst && fz_q_room(x->q, n); i++)
 				fz_q_push(x->q, &e, n);
