@@ -341,7 +341,8 @@ void pto_xring_release_task(struct pto_task *task, struct list_head *release)
 	u32 b;
 
 	lockdep_assert_held(&task->xlock);
-	for (b = 0; task->rings && b < task->block_num; b++)
+	/* Only blocks placed so far can have waiters. */
+	for (b = 0; task->rings && b < task->next_block; b++)
 		list_splice_init(&task->rings[b].waiters, release);
 }
 
@@ -362,7 +363,7 @@ bool pto_xring_scan_stalled(struct pto_task *task, u64 now, u64 timeout,
 	u32 b;
 
 	lockdep_assert_held(&task->xlock);
-	for (b = 0; task->rings && b < task->block_num; b++) {
+	for (b = 0; task->rings && b < task->next_block; b++) {
 		struct pto_xring_set *set = &task->rings[b];
 
 		if (list_empty(&set->waiters))
