@@ -95,80 +95,104 @@ static void r8_check(struct row *r, struct pto_tensor *a, struct pto_tensor *b,
 		}
 }
 
+/* What row 8 measures with: the tensors, the kernels, the host buffers. */
+struct r8_data {
+	unsigned int blocks;
+	size_t rows, bytes;
+	struct pto_tensor *a, *b, *c;
+	struct pto_kernel *k, *kcopy;
+	char *src, *dst;
+};
+
+/* Row 8's tensors, kernels and memcpy buffers; false: row failed (said). */
+static bool r8_prepare(struct bench *B, struct row *r, struct r8_data *x)
+{
+	if (!(x->a = tensor2(B, PTO_DTYPE_F32, x->rows, R8_COLS)) ||
+	    !(x->b = tensor2(B, PTO_DTYPE_F32, x->rows, R8_COLS)) ||
+	    !(x->c = tensor2(B, PTO_DTYPE_F32, x->rows, R8_COLS))) {
+		row_fail(r, "error", "%s", B->err);
+		return false;
+	}
+	fill_f32(x->a, 5);
+	fill_f32(x->b, 6);
+	/* The add, and the same moves without it: what of a block is the add. */
+	if (row8_kernel(B, true, &x->k) || row8_kernel(B, false, &x->kcopy)) {
+		row_fail(r, "error", "%s", B->err);
+		return false;
+	}
+	x->src = malloc(x->bytes);
+	x->dst = malloc(x->bytes);
+	if (!x->src || !x->dst) {
+		row_fail(r, "error", "out of memory");
+		return false;
+	}
+	memset(x->src, 1, x->bytes);
+	memset(x->dst, 2, x->bytes);
+	return true;
+}
+
+/*
+ * One repetition of row 8 (0 warms up: GM pages, core memory, caches):
+ * the copy-only task, the add, memcpy for as long. false: the row stops.
+ */
+static bool r8_rep(struct bench *B, struct row *r, const struct r8_data *x,
+		   int rep)
+{
+	struct pto_tensor *args[3] = { x->a, x->b, x->c };
+	struct pto_task_desc d = { .kernel_aiv = x->k, .block_num = x->blocks,
+				   .tensors = args, .num_tensors = 3 };
+	struct pto_task_desc dc = d;
+	double dev_gbs, cpu_gbs;
+
+	dc.kernel_aiv = x->kcopy;
+	if (rep && !push(B, &dc) && !doorbell(B, 1, NULL) &&
+	    !drain(B, 1, false))
+		row_extra(r, "device_copy_only_kernel_us", median_kernel_us(B));
+	if (push(B, &d) || doorbell(B, 1, NULL) || drain(B, 1, false))
+		return !rep_failed(r, B->err, rep);
+	dev_gbs = 3.0 * x->bytes / makespan_ns(B);
+	if (rep)
+		block_spans(B, r, "add");
+	cpu_gbs = 2.0 * x->bytes /
+		  r8_memcpy_ns(x->src, x->dst, x->bytes, 3.0 * x->bytes / dev_gbs);
+	if (rep) {
+		r8_cpu_add(B, r, x->a, x->b, x->dst, x->bytes);
+		row_pair(r, dev_gbs, cpu_gbs);
+	}
+	return true;
+}
+
+/* Row 8's tensors, kernels and buffers freed. */
+static void r8_free(struct r8_data *x)
+{
+	free(x->src);
+	free(x->dst);
+	pto_kernel_free(x->k);
+	pto_kernel_free(x->kcopy);
+	pto_tensor_free(x->a);
+	pto_tensor_free(x->b);
+	pto_tensor_free(x->c);
+}
+
 void row8_bandwidth(struct bench *B)
 {
-	enum { TR = R8_TR, COLS = R8_COLS };
-	unsigned int blocks = B->quick ? B->aiv : 4 * B->aiv;
-	size_t rows = (size_t)blocks * TR, bytes = rows * COLS * sizeof(float);
-	struct pto_tensor *a = NULL, *b = NULL, *c = NULL;
-	struct pto_kernel *k = NULL, *kcopy = NULL;
-	char *src = NULL, *dst = NULL;
+	struct r8_data x = { .blocks = B->quick ? B->aiv : 4 * B->aiv };
 	struct row r;
 	int rep;
 
+	x.rows = (size_t)x.blocks * R8_TR;
+	x.bytes = x.rows * R8_COLS * sizeof(float);
 	row_start(&r, &r8_head,
 		  "c = a + b, %zu x %u f32 (%u SPMD blocks of 64x128 tiles), bytes read+written / device makespan vs user-space memcpy of %zu MiB repeated for as long (2 x bytes / time)",
-		  rows, COLS, blocks, bytes >> 20);
-
-	if (!(a = tensor2(B, PTO_DTYPE_F32, rows, COLS)) ||
-	    !(b = tensor2(B, PTO_DTYPE_F32, rows, COLS)) ||
-	    !(c = tensor2(B, PTO_DTYPE_F32, rows, COLS))) {
-		row_fail(&r, "error", "%s", B->err);
-		goto done;
-	}
-	fill_f32(a, 5);
-	fill_f32(b, 6);
-	/* The add, and the same moves without it: what of a block is the add. */
-	if (row8_kernel(B, true, &k) || row8_kernel(B, false, &kcopy)) {
-		row_fail(&r, "error", "%s", B->err);
-		goto done;
-	}
-	src = malloc(bytes);
-	dst = malloc(bytes);
-	if (!src || !dst) {
-		row_fail(&r, "error", "out of memory");
-		goto done;
-	}
-	memset(src, 1, bytes);
-	memset(dst, 2, bytes);
-
-	for (rep = 0; rep <= B->reps; rep++) {
-		struct pto_tensor *args[3] = { a, b, c };
-		struct pto_task_desc d = { .kernel_aiv = k, .block_num = blocks,
-					   .tensors = args, .num_tensors = 3 };
-		struct pto_task_desc dc = d;
-		double dev_gbs, cpu_gbs;
-
-		dc.kernel_aiv = kcopy;
-		if (rep && !push(B, &dc) && !doorbell(B, 1, NULL) &&
-		    !drain(B, 1, false))
-			row_extra(&r, "device_copy_only_kernel_us",
-				  median_kernel_us(B));
-		if (push(B, &d) || doorbell(B, 1, NULL) || drain(B, 1, false)) {
-			if (rep_failed(&r, B->err, rep))
+		  x.rows, R8_COLS, x.blocks, x.bytes >> 20);
+	if (r8_prepare(B, &r, &x)) {
+		for (rep = 0; rep <= B->reps; rep++)
+			if (!r8_rep(B, &r, &x, rep))
 				break;
-			continue;
-		}
-		dev_gbs = 3.0 * bytes / makespan_ns(B);
-		if (rep)
-			block_spans(B, &r, "add");
-		cpu_gbs = 2.0 * bytes / r8_memcpy_ns(src, dst, bytes, 3.0 * bytes / dev_gbs);
-		if (rep)
-			r8_cpu_add(B, &r, a, b, dst, bytes);
-		/* Repetition 0 warms up: GM pages, core memory, caches. */
-		if (rep)
-			row_pair(&r, dev_gbs, cpu_gbs);
+		r8_check(&r, x.a, x.b, x.c, x.rows * R8_COLS);
 	}
-	r8_check(&r, a, b, c, rows * COLS);
-done:
 	row_emit(&r);
-	free(src);
-	free(dst);
-	pto_kernel_free(k);
-	pto_kernel_free(kcopy);
-	pto_tensor_free(a);
-	pto_tensor_free(b);
-	pto_tensor_free(c);
+	r8_free(&x);
 }
 
 /* ------------------------------------------------------------ row 9 */

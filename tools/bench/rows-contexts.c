@@ -90,10 +90,7 @@ static void r11_worker(unsigned int n, int ready_fd, int go_fd, int res_fd)
 	_exit(0);
 }
 
-/*
- * One form of row 11: @procs worker processes of @n tasks each, released
- * together. *us: the barrier's release to the last worker's last CQE.
- */
+/* The ready, go and result pipes of one form of row 11. 0, or pipe's error. */
 static int r11_pipes(struct bench *B, int ready[2], int go[2], int out[2])
 {
 	int ret;
@@ -175,19 +172,17 @@ static void r11_extras(struct row *r, unsigned int procs, unsigned int n,
 			  (double)(g->end - g->end_min) / 1e3);
 }
 
-static int r11_form(struct bench *B, struct row *r, unsigned int procs,
-		    unsigned int n, double *us)
+/*
+ * Fork @procs workers of @n tasks each on the pipes (see r11_worker()):
+ * their pids in @pid, how many forked in *started. 0, or fork's error.
+ */
+static int r11_spawn(struct bench *B, unsigned int procs, unsigned int n,
+		     const int ready[2], const int go[2], const int out[2],
+		     pid_t *pid, unsigned int *started)
 {
-	struct r11_result res[R11_PROCS];
-	int ready[2], go[2], out[2], status = 0, ret;
-	struct r11_agg g;
-	unsigned int i, started = 0, got = 0;
-	pid_t pid[R11_PROCS];
-	int64_t t0;
-	char c;
+	unsigned int i;
+	int ret = 0;
 
-	if ((ret = r11_pipes(B, ready, go, out)))
-		return ret;
 	/* Nothing buffered may be printed twice. */
 	fflush(stdout);
 	fflush(stderr);
@@ -204,8 +199,22 @@ static int r11_form(struct bench *B, struct row *r, unsigned int procs,
 			close(out[0]);
 			r11_worker(n, ready[1], go[0], out[1]);
 		}
-		started++;
+		(*started)++;
 	}
+	return ret;
+}
+
+/*
+ * The parent's side of the barrier: every worker ready, then released at
+ * once (*t0). The results of the workers in @res; returns how many.
+ */
+static unsigned int r11_release(const int ready[2], const int go[2],
+				const int out[2], unsigned int started,
+				struct r11_result *res, int64_t *t0)
+{
+	unsigned int i, got = 0;
+	char c;
+
 	close(ready[1]);
 	close(go[0]);
 	close(out[1]);
@@ -213,13 +222,26 @@ static int r11_form(struct bench *B, struct row *r, unsigned int procs,
 		if (read_full(ready[0], &c, 1) != 1)
 			break;
 	/* Go: every worker's read of the start pipe returns at once. */
-	t0 = now_ns();
+	*t0 = now_ns();
 	close(go[1]);
 	while (got < started &&
 	       read_full(out[0], &res[got], sizeof(res[0])) == sizeof(res[0]))
 		got++;
 	close(ready[0]);
 	close(out[0]);
+	return got;
+}
+
+/*
+ * Reap the @started workers: @ret, or when that is 0 -EIO for the first
+ * that did not exit with 0 (B->err says which).
+ */
+static int r11_reap(struct bench *B, const pid_t *pid, unsigned int started,
+		    int ret)
+{
+	unsigned int i;
+	int status = 0;
+
 	for (i = 0; i < started; i++) {
 		bool ok = waitpid(pid[i], &status, 0) == pid[i] &&
 			  WIFEXITED(status) && !WEXITSTATUS(status);
@@ -229,7 +251,28 @@ static int r11_form(struct bench *B, struct row *r, unsigned int procs,
 			ret = -EIO;
 		}
 	}
-	if (ret)
+	return ret;
+}
+
+/*
+ * One form of row 11: @procs worker processes of @n tasks each, released
+ * together. *us: the barrier's release to the last worker's last CQE.
+ */
+static int r11_form(struct bench *B, struct row *r, unsigned int procs,
+		    unsigned int n, double *us)
+{
+	struct r11_result res[R11_PROCS];
+	int ready[2], go[2], out[2], ret;
+	unsigned int started = 0, got;
+	pid_t pid[R11_PROCS];
+	struct r11_agg g;
+	int64_t t0;
+
+	if ((ret = r11_pipes(B, ready, go, out)))
+		return ret;
+	ret = r11_spawn(B, procs, n, ready, go, out, pid, &started);
+	got = r11_release(ready, go, out, started, res, &t0);
+	if ((ret = r11_reap(B, pid, started, ret)))
 		return ret;
 	if ((ret = r11_reduce(B, res, got, procs, t0, &g)))
 		return ret;
@@ -520,69 +563,89 @@ static int r12_loaded(struct bench *B, const struct r12_load *ld,
 	return 0;
 }
 
+/*
+ * One repetition of row 12: the probe on an idle device, then under
+ * load. false: the row stops.
+ */
+static bool r12_rep(struct bench *B, struct row *r, const struct r12_load *ld,
+		    int rep)
+{
+	struct pto_block_info idle, busy;
+	int64_t t_sub, t_busy;
+	const char *err;
+	int ret;
+
+	if (r12_probe(B, &idle, &t_sub))
+		return !rep_failed(r, B->err, rep);
+	row_extra(r, "idle_start_delay_us",
+		  (double)(idle.ts_start - idle.ts_dispatch) / 1e3);
+	row_extra(r, "idle_submit_to_start_us",
+		  ((double)idle.ts_start - (double)t_sub) / 1e3);
+
+	ret = r12_loaded(B, ld, &busy, &t_busy, &err);
+	if (ret > 0) {
+		row_fail(r, "error", "load: %s", ld->L->err);
+		return false;
+	}
+	if (ret)
+		return !rep_failed(r, err, rep);
+	row_pair(r, (double)(busy.ts_start - busy.ts_dispatch) / 1e3,
+		 R12_QUANTUM_US);
+	row_extra(r, "loaded_submit_to_start_us",
+		  ((double)busy.ts_start - (double)t_busy) / 1e3);
+	r12_load_extras(ld->L, r, &busy);
+	return true;
+}
+
+/*
+ * Row 12's load context L, its spin kernel *k and its calibration
+ * (*outer, *alone_ms); the probe's path warmed up. false: row failed.
+ */
+static bool r12_prepare(struct bench *B, struct row *r, struct bench *L,
+			struct pto_kernel **k, int64_t *outer, double *alone_ms)
+{
+	struct pto_block_info idle;
+	int64_t t_sub;
+
+	if (ctx_open(L, 256, 0) || r12_spin_kernel(L, k) ||
+	    r12_calibrate(L, *k, outer, alone_ms)) {
+		row_fail(r, "error", "%s", L->err);
+		return false;
+	}
+	row_note(r, "load kernel: %lld x %d iterations, %.0f ms alone.",
+		 (long long)*outer, R12_INNER, *alone_ms);
+	/* Warm up the probe's path (its kernel, the AIC cores). */
+	if (r12_probe(B, &idle, &t_sub)) {
+		row_fail(r, "error", "%s", B->err);
+		return false;
+	}
+	return true;
+}
+
 void row12_start_delay(struct bench *B)
 {
 	unsigned int nload = (unsigned int)sysconf(_SC_NPROCESSORS_ONLN) + 3;
 	unsigned int nstart = nload < B->aiv ? nload : B->aiv;
 	int rep, reps = B->reps < 7 ? B->reps : 7;
 	struct pto_kernel *k_spin = NULL;
-	struct pto_block_info idle, busy;
 	struct bench L = { 0 };
-	int64_t outer = 0, t_sub;
 	double alone_ms = NAN;
+	int64_t outer = 0;
 	struct row r;
 
 	row_start(&r, &r12_head,
 		  "one empty one-block AIC task submitted %d ms after %u one-block AIV tasks of ~%d ms of scalar ALU work each (online CPUs + 3, another context) were all on cores: its ts_dispatch -> ts_start vs the device's scheduling quantum",
 		  R12_PROBE_AFTER_MS, nload, R12_LOAD_MS);
 
-	if (ctx_open(&L, 256, 0) || r12_spin_kernel(&L, &k_spin) ||
-	    r12_calibrate(&L, k_spin, &outer, &alone_ms)) {
-		row_fail(&r, "error", "%s", L.err);
-		goto done;
-	}
-	row_note(&r, "load kernel: %lld x %d iterations, %.0f ms alone.",
-		 (long long)outer, R12_INNER, alone_ms);
-	/* Warm up the probe's path (its kernel, the AIC cores). */
-	if (r12_probe(B, &idle, &t_sub)) {
-		row_fail(&r, "error", "%s", B->err);
-		goto done;
-	}
-	for (rep = 0; rep < reps; rep++) {
+	if (r12_prepare(B, &r, &L, &k_spin, &outer, &alone_ms)) {
 		struct r12_load ld = { &L, k_spin, outer, nload, nstart };
-		const char *err;
-		int64_t t_busy;
-		int ret;
 
-		if (r12_probe(B, &idle, &t_sub)) {
-			if (rep_failed(&r, B->err, rep))
+		for (rep = 0; rep < reps; rep++)
+			if (!r12_rep(B, &r, &ld, rep))
 				break;
-			continue;
-		}
-		row_extra(&r, "idle_start_delay_us",
-			  (double)(idle.ts_start - idle.ts_dispatch) / 1e3);
-		row_extra(&r, "idle_submit_to_start_us",
-			  ((double)idle.ts_start - (double)t_sub) / 1e3);
-
-		ret = r12_loaded(B, &ld, &busy, &t_busy, &err);
-		if (ret > 0) {
-			row_fail(&r, "error", "load: %s", L.err);
-			break;
-		}
-		if (ret) {
-			if (rep_failed(&r, err, rep))
-				break;
-			continue;
-		}
-		row_pair(&r, (double)(busy.ts_start - busy.ts_dispatch) / 1e3,
-			 R12_QUANTUM_US);
-		row_extra(&r, "loaded_submit_to_start_us",
-			  ((double)busy.ts_start - (double)t_busy) / 1e3);
-		r12_load_extras(&L, &r, &busy);
+		row_extra(&r, "load_tasks", nload);
+		row_extra(&r, "load_kernel_ms_alone", alone_ms);
 	}
-	row_extra(&r, "load_tasks", nload);
-	row_extra(&r, "load_kernel_ms_alone", alone_ms);
-done:
 	row_emit(&r);
 	pto_kernel_free(k_spin);
 	ctx_close(&L);

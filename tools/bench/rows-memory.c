@@ -88,6 +88,89 @@ static int r10_queue_bytes(struct bench *B, unsigned int qslots, double *q0,
 	return 0;
 }
 
+/* Row 10's readings around @n tasks held in flight (see r10_hold()). */
+struct r10_sample {
+	double m0, m1, s0, s1, v0, v1, p0, p1;
+	int64_t intake_ns;
+	bool spares_ok;
+};
+
+/*
+ * The gate and @n empty tasks (1 dep each) pushed and rung behind it,
+ * kernel memory read before and while they are held. 0, or an error
+ * (B->err) the row stops on.
+ */
+static int r10_hold(struct bench *B, unsigned int n, struct r10_sample *s)
+{
+	struct pto_task_desc d = empty_task(B);
+	unsigned int i;
+	int64_t dep;
+	int ret;
+
+	s->spares_ok = true;
+	sync();
+	s->p0 = spare_bytes(B, &s->spares_ok);
+	s->m0 = kmem_bytes(false, &s->s0, &s->v0);
+	if ((ret = gate_push(B, 0)))
+		return ret;
+	d.deps = &dep;
+	d.num_deps = 1;
+	for (i = 0; i < n; i++) {
+		dep = -(int64_t)(i + 1);
+		if ((ret = push(B, &d)))
+			return ret;
+	}
+	s->intake_ns = now_ns();
+	if ((ret = doorbell(B, n + 1, NULL))) {
+		gate_force(B);
+		return ret;
+	}
+	s->intake_ns = now_ns() - s->intake_ns;
+	s->m1 = kmem_bytes(false, &s->s1, &s->v1);
+	s->p1 = spare_bytes(B, &s->spares_ok);
+	return 0;
+}
+
+/* Row 10's figures of one repetition, from @s and the queue's q0, q1. */
+static void r10_record(struct row *r, const struct r10_sample *s,
+		       unsigned int n, unsigned int qslots, double q0,
+		       double q1, int rep)
+{
+	/* Spares the tasks took were in Slab before: count them. */
+	row_pair(r, (s->m1 - s->m0 + s->p0 - s->p1) / n, (q1 - q0) / qslots);
+	row_extra(r, "slab_delta_bytes_per_task", (s->s1 - s->s0) / n);
+	row_extra(r, "spares_taken_bytes_per_task", (s->p0 - s->p1) / n);
+	if (!s->spares_ok && !rep)
+		row_note(r, "debugfs spares unreadable: spare task memory the in-flight tasks reused is not counted.");
+	row_extra(r, "vmalloc_delta_bytes_per_task", (s->v1 - s->v0) / n);
+	/* Intake alone: nothing can run, no dispatch, no worker. */
+	row_extra(r, "gated_doorbell_intake_us_per_task",
+		  (double)s->intake_ns / 1e3 / n);
+}
+
+/*
+ * One repetition of row 10. 0; 1: the held tasks did not drain; -1: an
+ * error the row stops on. B->err says why.
+ */
+static int r10_rep(struct bench *B, struct row *r, unsigned int n,
+		   unsigned int qslots, int rep)
+{
+	struct r10_sample s;
+	double q0, q1;
+	int ret;
+
+	if (r10_hold(B, n, &s))
+		return -1;
+	if ((ret = gate_open(B)))
+		gate_abort(B, n + 1);
+	if (ret || drain(B, n + 1, false))
+		return 1;
+	if (r10_queue_bytes(B, qslots, &q0, &q1))
+		return -1;
+	r10_record(r, &s, n, qslots, q0, q1, rep);
+	return 0;
+}
+
 void row10_memory(struct bench *B)
 {
 	unsigned int n = B->quick ? 2000 : 10000;
@@ -100,59 +183,17 @@ void row10_memory(struct bench *B)
 		  n, qslots);
 
 	for (rep = 0; rep < reps; rep++) {
-		struct pto_task_desc d = empty_task(B);
-		double m0, m1, s0, s1, v0, v1, q0, q1, p0, p1;
-		bool spares_ok = true;
-		unsigned int i;
-		int64_t dep, t0;
-		int ret;
+		int ret = r10_rep(B, &r, n, qslots, rep);
 
-		sync();
-		p0 = spare_bytes(B, &spares_ok);
-		m0 = kmem_bytes(false, &s0, &v0);
-		if ((ret = gate_push(B, 0)))
-			goto fail;
-		d.deps = &dep;
-		d.num_deps = 1;
-		for (i = 0; i < n; i++) {
-			dep = -(int64_t)(i + 1);
-			if ((ret = push(B, &d)))
-				goto fail;
+		if (ret < 0) {
+			row_fail(&r, "error", "%s", B->err);
+			row_emit(&r);
+			return;
 		}
-		t0 = now_ns();
-		if ((ret = doorbell(B, n + 1, NULL))) {
-			gate_force(B);
-			goto fail;
-		}
-		t0 = now_ns() - t0;
-		m1 = kmem_bytes(false, &s1, &v1);
-		p1 = spare_bytes(B, &spares_ok);
-		if ((ret = gate_open(B)))
-			gate_abort(B, n + 1);
-		if (ret || (ret = drain(B, n + 1, false))) {
-			if (rep_failed(&r, B->err, rep))
-				break;
-			continue;
-		}
-
-		if ((ret = r10_queue_bytes(B, qslots, &q0, &q1)))
-			goto fail;
-
-		/* Spares the tasks took were in Slab before: count them. */
-		row_pair(&r, (m1 - m0 + p0 - p1) / n, (q1 - q0) / qslots);
-		row_extra(&r, "slab_delta_bytes_per_task", (s1 - s0) / n);
-		row_extra(&r, "spares_taken_bytes_per_task", (p0 - p1) / n);
-		if (!spares_ok && !rep)
-			row_note(&r, "debugfs spares unreadable: spare task memory the in-flight tasks reused is not counted.");
-		row_extra(&r, "vmalloc_delta_bytes_per_task", (v1 - v0) / n);
-		/* Intake alone: nothing can run, no dispatch, no worker. */
-		row_extra(&r, "gated_doorbell_intake_us_per_task", (double)t0 / 1e3 / n);
+		if (ret && rep_failed(&r, B->err, rep))
+			break;
 	}
 	row_note(&r, "meminfo counts kB pages of the whole kernel: other activity adds noise of a few bytes per task.");
-	row_emit(&r);
-	return;
-fail:
-	row_fail(&r, "error", "%s", B->err);
 	row_emit(&r);
 }
 
@@ -271,23 +312,18 @@ static const struct row_head r14_heads[3] = {
 	},
 };
 
-void row14_memory_model(struct bench *B)
-{
-	unsigned int k = B->quick ? 8 : 32, n = B->quick ? 16 : 64, m, rep;
-	static const uint32_t qflags[3] = {
-		PTO_QUEUE_COHERENT, PTO_QUEUE_NONCOHERENT, PTO_QUEUE_SANITIZE,
-	};
-	struct pto_queue *qs[3] = { NULL }, *saved = B->q;
-	struct pto_kernel *kx = NULL, *copy = NULL;
-	struct pto_tensor *vals = tensor2(B, PTO_DTYPE_I32, 1, B->aiv);
-	struct pto_tensor *ws = tensor2(B, PTO_DTYPE_I32, 1, 16);
-	struct pto_tensor *t[3] = {
-		tensor2(B, PTO_DTYPE_F32, R8_TR, R8_COLS),
-		tensor2(B, PTO_DTYPE_F32, R8_TR, R8_COLS),
-		tensor2(B, PTO_DTYPE_F32, R8_TR, R8_COLS),
-	};
-	struct row r[3];
+/* What row 14 measures with: one queue per mode, the kernels, tensors. */
+struct r14_res {
+	unsigned int k, n;
+	struct pto_queue *qs[3];
+	struct pto_kernel *kx, *copy;
+	struct pto_tensor *vals, *ws, *t[3];
+};
 
+/* Row 14's three rows started, with the exchange's and the chain's sizes. */
+static void r14_start(struct bench *B, struct row r[3], unsigned int k,
+		      unsigned int n)
+{
 	row_start(&r[0], &r14_heads[0],
 		  "per round: one sync_start task of %u AIV blocks, %u rounds of GST, CACHEINVALID, FENCE, SOFT syncall, CACHEINVALID, GLD, FENCE, SOFT syncall; coherent queue vs non-coherent",
 		  B->aiv, k);
@@ -296,50 +332,91 @@ void row14_memory_model(struct bench *B)
 	row_start(&r[2], &r14_heads[2],
 		  "per task: a chain of %u one-block copy tasks (TLOAD, TSTORE of a %ux%u f32 tile) on a sanitizing queue vs a coherent one",
 		  n, R8_TR, R8_COLS);
+}
 
-	if (queues_create(B, qflags, 3, qs))
-		goto fail;
-	if (!vals || !ws || !t[0] || !t[1] || !t[2] ||
-	    row14_exchange_kernel(B, k, &kx) || row8_kernel(B, false, &copy))
-		goto fail;
-	for (rep = 0; rep < (unsigned int)B->reps; rep++) {
-		double x[3], c[3];
-		int ret = 0;
+/* Row 14's queues and kernels (its tensors checked). 0, or -1: B->err. */
+static int r14_prepare(struct bench *B, struct r14_res *x)
+{
+	static const uint32_t qflags[3] = {
+		PTO_QUEUE_COHERENT, PTO_QUEUE_NONCOHERENT, PTO_QUEUE_SANITIZE,
+	};
 
-		for (m = 0; m < 3 && !ret; m++) {
-			B->q = qs[m];
-			ret = row14_exchange(B, kx, vals, ws, k, &x[m]);
-			if (!ret)
-				ret = row14_copies(B, copy, t, n, &c[m]);
-		}
-		B->q = saved;
-		if (ret) {
-			bool stop = rep_failed(&r[0], B->err, rep);
+	if (queues_create(B, qflags, 3, x->qs))
+		return -1;
+	if (!x->vals || !x->ws || !x->t[0] || !x->t[1] || !x->t[2] ||
+	    row14_exchange_kernel(B, x->k, &x->kx) ||
+	    row8_kernel(B, false, &x->copy))
+		return -1;
+	return 0;
+}
 
-			stop |= rep_failed(&r[1], B->err, rep);
-			if (rep_failed(&r[2], B->err, rep) || stop)
-				break;
-			continue;
-		}
-		row_pair(&r[0], x[1], x[0]);
-		row_pair(&r[1], x[2], x[1]);
-		row_pair(&r[2], c[2], c[0]);
+/*
+ * One repetition of row 14: the exchange and the copy chain on each
+ * queue in turn. false: the rows stop.
+ */
+static bool r14_rep(struct bench *B, struct row r[3], const struct r14_res *x,
+		    unsigned int rep)
+{
+	struct pto_queue *saved = B->q;
+	double xs[3], c[3];
+	unsigned int m;
+	int ret = 0;
+
+	for (m = 0; m < 3 && !ret; m++) {
+		B->q = x->qs[m];
+		ret = row14_exchange(B, x->kx, x->vals, x->ws, x->k, &xs[m]);
+		if (!ret)
+			ret = row14_copies(B, x->copy, x->t, x->n, &c[m]);
 	}
-	goto done;
-fail:
-	for (m = 0; m < 3; m++)
-		row_fail(&r[m], "error", "%s", B->err);
-done:
 	B->q = saved;
+	if (ret) {
+		bool stop = rep_failed(&r[0], B->err, rep);
+
+		stop |= rep_failed(&r[1], B->err, rep);
+		return !(rep_failed(&r[2], B->err, rep) || stop);
+	}
+	row_pair(&r[0], xs[1], xs[0]);
+	row_pair(&r[1], xs[2], xs[1]);
+	row_pair(&r[2], c[2], c[0]);
+	return true;
+}
+
+/* Row 14's rows emitted, its queues, kernels and tensors freed. */
+static void r14_finish(struct row r[3], struct r14_res *x)
+{
+	unsigned int m;
+
 	for (m = 0; m < 3; m++) {
 		row_emit(&r[m]);
-		if (qs[m])
-			pto_queue_destroy(qs[m]);
+		if (x->qs[m])
+			pto_queue_destroy(x->qs[m]);
 	}
-	pto_kernel_free(kx);
-	pto_kernel_free(copy);
+	pto_kernel_free(x->kx);
+	pto_kernel_free(x->copy);
 	for (m = 0; m < 3; m++)
-		pto_tensor_free(t[m]);
-	pto_tensor_free(ws);
-	pto_tensor_free(vals);
+		pto_tensor_free(x->t[m]);
+	pto_tensor_free(x->ws);
+	pto_tensor_free(x->vals);
+}
+
+void row14_memory_model(struct bench *B)
+{
+	struct r14_res x = { .k = B->quick ? 8 : 32, .n = B->quick ? 16 : 64 };
+	unsigned int m, rep;
+	struct row r[3];
+
+	x.vals = tensor2(B, PTO_DTYPE_I32, 1, B->aiv);
+	x.ws = tensor2(B, PTO_DTYPE_I32, 1, 16);
+	for (m = 0; m < 3; m++)
+		x.t[m] = tensor2(B, PTO_DTYPE_F32, R8_TR, R8_COLS);
+	r14_start(B, r, x.k, x.n);
+	if (r14_prepare(B, &x)) {
+		for (m = 0; m < 3; m++)
+			row_fail(&r[m], "error", "%s", B->err);
+	} else {
+		for (rep = 0; rep < (unsigned int)B->reps; rep++)
+			if (!r14_rep(B, r, &x, rep))
+				break;
+	}
+	r14_finish(r, &x);
 }

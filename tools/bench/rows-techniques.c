@@ -264,21 +264,15 @@ void row5_predicate(struct bench *B)
 /* ------------------------------------------------------------ row 6 */
 
 /*
- * The gate (held at its barrier until the whole chain has been taken),
- * then a chain of @len empty tasks. Gaps: ts_start of task i+1 minus
- * ts_end of task i, over the chain.
+ * The gate, then a chain of @len empty tasks (each on the one before,
+ * flags @fl), rung, the gate opened, drained. *first_id: the gate's id.
  */
-static int chain_gaps(struct bench *B, struct row *r, unsigned int len,
-		      bool early, double *gap_us)
+static int chain_run(struct bench *B, unsigned int len, uint32_t fl,
+		     uint64_t *first_id)
 {
 	static const int64_t prev = -1;
-	uint32_t fl = early ? PTO_TASK_EARLY_RESOLVE : 0;
 	struct pto_task_desc d = empty_task(B);
-	uint64_t first_id = 0, *st, *en;
-	double *gaps, *pick;
-	const char *pfx = early ? "on" : "off";
-	unsigned int i, k = 0, staged = 0;
-	char key[64];
+	unsigned int i;
 	int ret;
 
 	if ((ret = gate_push(B, fl)))
@@ -289,23 +283,26 @@ static int chain_gaps(struct bench *B, struct row *r, unsigned int len,
 	for (i = 0; i < len; i++)
 		if ((ret = push(B, &d)))
 			return ret;
-	if ((ret = doorbell(B, len + 1, &first_id)))
+	if ((ret = doorbell(B, len + 1, first_id)))
 		return ret;
 	if ((ret = gate_open(B))) {
 		gate_abort(B, len + 1);
 		return ret;
 	}
-	if ((ret = drain(B, len + 1, false)))
-		return ret;
+	return drain(B, len + 1, false);
+}
 
-	st = calloc(len, sizeof(*st));
-	en = calloc(len, sizeof(*en));
-	gaps = calloc(len, sizeof(*gaps));
-	pick = calloc(len, sizeof(*pick));
-	if (!st || !en || !gaps || !pick) {
-		ret = -ENOMEM;
-		goto out;
-	}
+/*
+ * From the chain's CQEs: each task's ts_start in @st and ts_end in @en
+ * (by place in the chain), dispatch-to-start in @pick (returns how
+ * many); *staged: how many ran staged.
+ */
+static unsigned int chain_scan(const struct bench *B, unsigned int len,
+			       uint64_t first_id, uint64_t *st, uint64_t *en,
+			       double *pick, unsigned int *staged)
+{
+	unsigned int i, k = 0;
+
 	for (i = 0; i < B->ncqe; i++) {
 		const struct pto_cqe *c = &B->cqe[i];
 		uint64_t idx = c->task_id - first_id;
@@ -315,8 +312,30 @@ static int chain_gaps(struct bench *B, struct row *r, unsigned int len,
 		st[idx - 1] = c->info.ts_start;
 		en[idx - 1] = c->info.ts_end;
 		pick[k++] = (double)(c->info.ts_start - c->info.ts_dispatch) / 1e3;
-		staged += !!(c->info.flags & PTO_BLOCK_STAGED);
+		*staged += !!(c->info.flags & PTO_BLOCK_STAGED);
 	}
+	return k;
+}
+
+/*
+ * The chain's figures (extras named after @pfx) from its CQEs; *gap_us:
+ * the median gap. 0, or -ENOMEM.
+ */
+static int chain_figures(struct bench *B, struct row *r, unsigned int len,
+			 uint64_t first_id, const char *pfx, double *gap_us)
+{
+	uint64_t *st = calloc(len, sizeof(*st)), *en = calloc(len, sizeof(*en));
+	double *gaps = calloc(len, sizeof(*gaps));
+	double *pick = calloc(len, sizeof(*pick));
+	unsigned int i, k, staged = 0;
+	char key[64];
+	int ret = 0;
+
+	if (!st || !en || !gaps || !pick) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	k = chain_scan(B, len, first_id, st, en, pick, &staged);
 	snprintf(key, sizeof(key), "%s_dispatch_to_start_us", pfx);
 	row_extra(r, key, median_of(pick, k));
 	snprintf(key, sizeof(key), "%s_staged_tasks", pfx);
@@ -332,6 +351,23 @@ out:
 	free(gaps);
 	free(pick);
 	return ret;
+}
+
+/*
+ * The gate (held at its barrier until the whole chain has been taken),
+ * then a chain of @len empty tasks. Gaps: ts_start of task i+1 minus
+ * ts_end of task i, over the chain.
+ */
+static int chain_gaps(struct bench *B, struct row *r, unsigned int len,
+		      bool early, double *gap_us)
+{
+	uint64_t first_id = 0;
+	int ret;
+
+	if ((ret = chain_run(B, len, early ? PTO_TASK_EARLY_RESOLVE : 0,
+			     &first_id)))
+		return ret;
+	return chain_figures(B, r, len, first_id, early ? "on" : "off", gap_us);
 }
 
 /* Row 6's form A: allow_early_resolve off; B: on. @arg: the chain's length. */
