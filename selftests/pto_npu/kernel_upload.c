@@ -528,7 +528,7 @@ FIXTURE(klife)
 FIXTURE_SETUP(klife)
 {
 	ASSERT_EQ(0, pto_test_dev_open(&self->dev));
-	ASSERT_EQ(0, pto_queue_create(self->dev, 0, 0, &self->q));
+	ASSERT_EQ(0, pto_test_queue_long(self->dev, 0, 0, &self->q));
 	ASSERT_EQ(0, pto_test_tensor2d(self->dev, PTO_DTYPE_I64, 1, 16,
 				       &self->out));
 }
@@ -705,7 +705,7 @@ TEST_F(klife, other_files_kernel_handle_refused)
 
 	/* The owner's kernel is untouched and still runs in its own file. */
 	ASSERT_EQ(0, pto_test_tensor2d(other, PTO_DTYPE_I64, 1, 16, &o2));
-	ASSERT_EQ(0, pto_queue_create(other, 0, 0, &q2));
+	ASSERT_EQ(0, pto_test_queue_long(other, 0, 0, &q2));
 	ASSERT_EQ(0, pto_graph_new(other, &g));
 	a2[0] = o2;
 	ASSERT_LE(0, pto_graph_add_task(g, &(struct pto_task_desc){

@@ -35,8 +35,8 @@ FIXTURE_SETUP(scrub)
 {
 	ASSERT_EQ(0, pto_test_dev_open(&self->a));
 	ASSERT_EQ(0, pto_test_dev_open(&self->b));
-	ASSERT_EQ(0, pto_queue_create(self->a, 0, 0, &self->qa));
-	ASSERT_EQ(0, pto_queue_create(self->b, 0, 0, &self->qb));
+	ASSERT_EQ(0, pto_test_queue_long(self->a, 0, 0, &self->qa));
+	ASSERT_EQ(0, pto_test_queue_long(self->b, 0, 0, &self->qb));
 	ASSERT_EQ(0, pto_device_query_info(self->a, &self->info));
 }
 

@@ -91,7 +91,7 @@ FIXTURE_SETUP(pred)
 {
 	ASSERT_EQ(0, pto_test_dev_open(&self->dev))
 		TH_LOG("open %s", pto_test_device_path());
-	ASSERT_EQ(0, pto_queue_create(self->dev, 0, 0, &self->q));
+	ASSERT_EQ(0, pto_test_queue_long(self->dev, 0, 0, &self->q));
 	self->k_store = build_store(self->dev, self->err, sizeof(self->err));
 	ASSERT_NE(NULL, self->k_store) TH_LOG("store kernel: %s", self->err);
 	self->k_copy = build_copy(self->dev, self->err, sizeof(self->err));

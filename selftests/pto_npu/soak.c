@@ -115,7 +115,7 @@ static int proc_open(struct proc *p)
 	memset(p, 0, sizeof(*p));
 	ret = pto_test_dev_open(&p->dev);
 	if (!ret)
-		ret = pto_queue_create(p->dev, 1024, 0, &p->q);
+		ret = pto_test_queue_long(p->dev, 1024, 0, &p->q);
 	if (ret)
 		return ret;
 	p->clusters = pto_available_cluster_count(p->dev);

@@ -118,7 +118,7 @@ FIXTURE_VARIANT_ADD(grid, aic_10x_cores) { .core = PTO_CORE_AIC, .mult = 10, .ad
 FIXTURE_SETUP(grid)
 {
 	ASSERT_EQ(0, pto_test_dev_open(&self->dev));
-	ASSERT_EQ(0, pto_queue_create(self->dev, 0, 0, &self->q));
+	ASSERT_EQ(0, pto_test_queue_long(self->dev, 0, 0, &self->q));
 }
 
 FIXTURE_TEARDOWN(grid)
@@ -232,7 +232,7 @@ FIXTURE(spmd) {
 FIXTURE_SETUP(spmd)
 {
 	ASSERT_EQ(0, pto_test_dev_open(&self->dev));
-	ASSERT_EQ(0, pto_queue_create(self->dev, 0, 0, &self->q));
+	ASSERT_EQ(0, pto_test_queue_long(self->dev, 0, 0, &self->q));
 	ASSERT_EQ(0, pto_device_query_info(self->dev, &self->info));
 }
 

@@ -556,7 +556,7 @@ FIXTURE_SETUP(soft_to)
 	ASSERT_LT(0, self->old_timeout);
 	ASSERT_EQ(0, pto_test_param_write("timeout_ms", SHORT_TIMEOUT_MS));
 	ASSERT_EQ(0, pto_test_dev_open(&self->dev));
-	ASSERT_EQ(0, pto_queue_create(self->dev, 0, 0, &self->q));
+	ASSERT_EQ(0, pto_test_queue_long(self->dev, 0, 0, &self->q));
 	ASSERT_EQ(0, pto_test_build_rounds(self->dev, PTO_CORE_AIV,
 					   PTO_SYNC_SOFT, 2, 0, 1, 1, &self->k,
 					   self->err, sizeof(self->err)))
