@@ -415,15 +415,23 @@ struct pto_queue *pto_queue_lookup(struct pto_ctx *ctx, u32 id)
 static int pto_queue_sleep(struct pto_ctx *ctx, struct pto_queue *q,
 			   s64 timeout_ns)
 {
-	s64 now = ktime_get_ns();
-	long left;
+	for (;;) {
+		s64 now = ktime_get_ns();
+		int ret;
 
-	if (pto_cq_available(q) || timeout_ns <= now)
-		return 0;
-	left = nsecs_to_jiffies(timeout_ns - now);
-	left = wait_event_interruptible_timeout(ctx->wq, pto_cq_ready(q),
-						max(left, 1L));
-	return left < 0 ? left : 0;
+		if (pto_cq_available(q) || timeout_ns <= now)
+			return 0;
+		/*
+		 * An hrtimer on CLOCK_MONOTONIC, the deadline's clock, not
+		 * jiffies: under a loaded VM jiffies ran ahead of it and the
+		 * wait ended 96 ms into a 200 ms deadline. Woken early, the
+		 * clock decides.
+		 */
+		ret = wait_event_interruptible_hrtimeout(ctx->wq, pto_cq_ready(q),
+							 ns_to_ktime(timeout_ns - now));
+		if (ret != -ETIME)
+			return ret;
+	}
 }
 
 /**
