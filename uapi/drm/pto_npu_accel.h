@@ -20,7 +20,7 @@ extern "C" {
 #endif
 
 /** DRM_PTO_NPU_UAPI_VERSION - bumped whenever the ABI grows. */
-#define DRM_PTO_NPU_UAPI_VERSION 6
+#define DRM_PTO_NPU_UAPI_VERSION 7
 
 /*
  * Ioctl numbers, relative to DRM_COMMAND_BASE. Append only: a number is
@@ -45,6 +45,10 @@ enum drm_pto_npu_ioctl_nr {
 	DRM_PTO_NPU_QUEUE_SUBMIT = 0x07,
 	/** @DRM_PTO_NPU_QUEUE_WAIT: flush held completions, wait for CQEs. */
 	DRM_PTO_NPU_QUEUE_WAIT = 0x08,
+	/** @DRM_PTO_NPU_GRAPH_CREATE: record a task graph for replay (uapi 7). */
+	DRM_PTO_NPU_GRAPH_CREATE = 0x09,
+	/** @DRM_PTO_NPU_GRAPH_DESTROY: drop a graph handle (uapi 7). */
+	DRM_PTO_NPU_GRAPH_DESTROY = 0x0a,
 };
 
 /**
@@ -186,6 +190,17 @@ struct drm_pto_npu_limits {
 	__u64 min_work_budget;
 	/** @max_work_budget: largest &drm_pto_npu_queue_create.work_budget. */
 	__u64 max_work_budget;
+	/** @max_graph_nodes: nodes of one recorded graph (uapi 7). */
+	__u32 max_graph_nodes;
+	/** @max_graph_edges: edges of one recorded graph (uapi 7). */
+	__u32 max_graph_edges;
+	/** @max_graph_bindings: bindings of one recorded graph (uapi 7). */
+	__u32 max_graph_bindings;
+	/**
+	 * @max_graph_nodes_per_context: recorded nodes, over all its graphs,
+	 * one open file may hold (uapi 7).
+	 */
+	__u32 max_graph_nodes_per_context;
 };
 
 /**
@@ -467,10 +482,20 @@ struct drm_pto_npu_ring_header {
 #define DRM_PTO_NPU_TASK_F_EARLY_RESOLVE _BITUL(1)
 /** DRM_PTO_NPU_TASK_F_PREDICATE: a &struct drm_pto_npu_predicate follows. */
 #define DRM_PTO_NPU_TASK_F_PREDICATE _BITUL(2)
+/**
+ * DRM_PTO_NPU_TASK_F_GRAPH: the entry is a graph launch (uapi 7):
+ * @reserved[0] of &drm_pto_npu_sqe is a handle from
+ * DRM_IOCTL_PTO_NPU_GRAPH_CREATE, the kernels are 0, @block_num is 1, and
+ * the tensors and scalars that follow are the launch's bindings, in
+ * parameter order (Documentation/techniques/graph-replay.rst). Only
+ * DRM_PTO_NPU_TASK_F_PREDICATE may go with it.
+ */
+#define DRM_PTO_NPU_TASK_F_GRAPH _BITUL(3)
 /** DRM_PTO_NPU_TASK_F_ALL: flags this module knows. */
 #define DRM_PTO_NPU_TASK_F_ALL (DRM_PTO_NPU_TASK_F_SYNC_START | \
 				DRM_PTO_NPU_TASK_F_EARLY_RESOLVE | \
-				DRM_PTO_NPU_TASK_F_PREDICATE)
+				DRM_PTO_NPU_TASK_F_PREDICATE | \
+				DRM_PTO_NPU_TASK_F_GRAPH)
 
 /**
  * enum drm_pto_npu_split_mode - how a mixed task uses its cluster's AIVs
@@ -745,6 +770,24 @@ enum drm_pto_npu_reason {
 	 * dependencies, or keep fewer conflicting tasks in flight.
 	 */
 	DRM_PTO_NPU_REASON_INFERRED_DEPS = 19,
+	/**
+	 * @DRM_PTO_NPU_REASON_GRAPH: a graph launch naming no graph of the
+	 * context, or with fields a launch does not take (kernels, a
+	 * block_num other than 1, split_mode, slot_num, dependencies past
+	 * the caps); at GRAPH_CREATE, an edge outside the graph or not from
+	 * an earlier node to a later one, or a node that names dependencies
+	 * or is itself a launch; detail = the field (launch) or the edge.
+	 */
+	DRM_PTO_NPU_REASON_GRAPH = 20,
+	/**
+	 * @DRM_PTO_NPU_REASON_BINDING: a launch's bindings do not match the
+	 * graph: fewer or more tensors or scalars than its parameters, or a
+	 * tensor whose dtype, ndim, shape, strides or direction differ from
+	 * the recorded one; at GRAPH_CREATE, a binding naming no node,
+	 * argument or parameter, a parameter unused, or bound to arguments
+	 * of different layouts; detail = the parameter (or binding) index.
+	 */
+	DRM_PTO_NPU_REASON_BINDING = 21,
 };
 
 /*
@@ -765,6 +808,21 @@ enum drm_pto_npu_reason {
  * &struct drm_pto_npu_hazard beside this CQE describes it.
  */
 #define DRM_PTO_NPU_CQE_F_HAZARD _BITUL(3)
+/**
+ * DRM_PTO_NPU_CQE_F_GRAPH: the CQE of a graph launch (uapi 7), its only
+ * one and LAST: @status is the first failing node's (in completion order;
+ * SKIPPED nodes do not fail), @block that node's index (0 if none failed),
+ * @detail its detail; the timestamps span the launch, from its first
+ * node's dispatch to its last node's finish.
+ */
+#define DRM_PTO_NPU_CQE_F_GRAPH _BITUL(4)
+/**
+ * DRM_PTO_NPU_CQE_F_NODE: a CQE of one node of a graph launch, posted only
+ * on a profiling queue, before the launch's own CQE: one per unit as for an
+ * entry, with the launch's @task_id and the node's entry's @user_data (the
+ * node's LAST CQE has DRM_PTO_NPU_CQE_F_LAST).
+ */
+#define DRM_PTO_NPU_CQE_F_NODE _BITUL(5)
 
 /**
  * struct drm_pto_npu_cqe - one completion entry
@@ -1162,6 +1220,124 @@ struct drm_pto_npu_queue_wait {
 	__u32 inflight;
 };
 
+/*
+ * Graph replay (uapi 7): a task graph recorded once with
+ * DRM_IOCTL_PTO_NPU_GRAPH_CREATE, validated completely there, and run any
+ * number of times by one SQ entry each (DRM_PTO_NPU_TASK_F_GRAPH), whose
+ * tensors and scalars are bound to the graph's parameters at launch.
+ * Documentation/techniques/graph-replay.rst.
+ */
+
+/** DRM_PTO_NPU_GRAPH_EDGE_F_INFERRED: the edge orders only (as an inferred dependency). */
+#define DRM_PTO_NPU_GRAPH_EDGE_F_INFERRED _BITUL(0)
+
+/**
+ * struct drm_pto_npu_graph_edge - "node @consumer depends on node @producer"
+ */
+struct drm_pto_npu_graph_edge {
+	/** @producer: node index, less than @consumer. */
+	__u32 producer;
+	/** @consumer: node index, below &drm_pto_npu_graph_create.num_nodes. */
+	__u32 consumer;
+	/**
+	 * @flags: DRM_PTO_NPU_GRAPH_EDGE_F_INFERRED or 0. A named edge
+	 * passes a failure on (the consumer ends DEP_FAILED), an inferred
+	 * one only orders, as for entries.
+	 */
+	__u32 flags;
+	/** @pad: must be zero. */
+	__u32 pad;
+};
+
+/** enum drm_pto_npu_binding_kind - what a binding binds */
+enum drm_pto_npu_binding_kind {
+	/** @DRM_PTO_NPU_BIND_TENSOR: a tensor argument of a node. */
+	DRM_PTO_NPU_BIND_TENSOR = 0,
+	/** @DRM_PTO_NPU_BIND_SCALAR: a scalar argument of a node. */
+	DRM_PTO_NPU_BIND_SCALAR = 1,
+};
+
+/**
+ * struct drm_pto_npu_graph_binding - a node argument set at each launch
+ *
+ * Tensor parameter @param of a launch replaces tensor argument @arg of node
+ * @node (its buffer and offset; the layout and direction must be the
+ * recorded ones); scalar parameter @param replaces scalar argument @arg.
+ * One parameter may be bound to several arguments; each must be used.
+ */
+struct drm_pto_npu_graph_binding {
+	/** @node: node index. */
+	__u32 node;
+	/** @kind: &enum drm_pto_npu_binding_kind. */
+	__u8 kind;
+	/** @arg: argument index in the node's entry. */
+	__u8 arg;
+	/** @param: parameter index (tensors and scalars counted apart). */
+	__u16 param;
+};
+
+/**
+ * struct drm_pto_npu_graph_create - DRM_IOCTL_PTO_NPU_GRAPH_CREATE
+ *
+ * @entries holds @num_nodes SQ entries back to back, each exactly as it
+ * would be written to an SQ (&struct drm_pto_npu_sqe and its body,
+ * @num_slots slots of 64 bytes), without dependencies (@num_deps 0): the
+ * edges say them. Every entry is validated as the doorbell validates one,
+ * with the recorded buffers; the kernels and buffers stay referenced by
+ * the graph until it is destroyed and its last launch has retired.
+ *
+ * Errors: -EINVAL for flags, pads, counts over the caps, and any refused
+ * node, edge or binding: then @error_node names it (~0 if none),
+ * @error_reason says why (&enum drm_pto_npu_reason) and @error_detail
+ * what, as a CQE would; -EFAULT (pointers); -ENOSPC (the context's
+ * recorded nodes over &drm_pto_npu_limits.max_graph_nodes_per_context);
+ * -ENOMEM.
+ */
+struct drm_pto_npu_graph_create {
+	/** @entries: user pointer to @entries_size bytes of SQ entries. */
+	__u64 entries;
+	/** @edges: user pointer to @num_edges &struct drm_pto_npu_graph_edge. */
+	__u64 edges;
+	/** @bindings: user pointer to @num_bindings &struct drm_pto_npu_graph_binding. */
+	__u64 bindings;
+	/** @entries_size: bytes at @entries, a multiple of 64. */
+	__u32 entries_size;
+	/** @num_nodes: 1..&drm_pto_npu_limits.max_graph_nodes. */
+	__u32 num_nodes;
+	/** @num_edges: 0..&drm_pto_npu_limits.max_graph_edges. */
+	__u32 num_edges;
+	/** @num_bindings: 0..&drm_pto_npu_limits.max_graph_bindings. */
+	__u32 num_bindings;
+	/** @num_tensor_params: tensors a launch binds (up to the task tensor cap). */
+	__u32 num_tensor_params;
+	/** @num_scalar_params: scalars a launch binds (up to the task scalar cap). */
+	__u32 num_scalar_params;
+	/** @flags: must be zero. */
+	__u32 flags;
+	/** @handle: out: graph handle, never 0. */
+	__u32 handle;
+	/** @error_node: out: the refused node (edge, binding), ~0 if none. */
+	__u32 error_node;
+	/** @error_reason: out: &enum drm_pto_npu_reason, 0 if none. */
+	__u32 error_reason;
+	/** @error_detail: out: the refusal's detail. */
+	__u64 error_detail;
+};
+
+/**
+ * struct drm_pto_npu_graph_destroy - DRM_IOCTL_PTO_NPU_GRAPH_DESTROY
+ *
+ * The handle is gone at once; launches already taken keep the graph alive
+ * until they retire (the destroy is deferred, never refused). -ENOENT for
+ * an unknown handle.
+ */
+struct drm_pto_npu_graph_destroy {
+	/** @handle: graph handle. */
+	__u32 handle;
+	/** @pad: must be zero. */
+	__u32 pad;
+};
+
 #define DRM_IOCTL_PTO_NPU_QUERY \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_PTO_NPU_QUERY, struct drm_pto_npu_query)
 #define DRM_IOCTL_PTO_NPU_BO_CREATE \
@@ -1188,6 +1364,12 @@ struct drm_pto_npu_queue_wait {
 #define DRM_IOCTL_PTO_NPU_QUEUE_WAIT \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_PTO_NPU_QUEUE_WAIT, \
 		 struct drm_pto_npu_queue_wait)
+#define DRM_IOCTL_PTO_NPU_GRAPH_CREATE \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_PTO_NPU_GRAPH_CREATE, \
+		 struct drm_pto_npu_graph_create)
+#define DRM_IOCTL_PTO_NPU_GRAPH_DESTROY \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_PTO_NPU_GRAPH_DESTROY, \
+		struct drm_pto_npu_graph_destroy)
 
 #if defined(__cplusplus)
 }
