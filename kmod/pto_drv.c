@@ -22,6 +22,7 @@
 #include "pto_deps.h"
 #include "pto_gem.h"
 #include "pto_gm.h"
+#include "pto_graph.h"
 #include "pto_kernel.h"
 #include "pto_queue.h"
 #include "pto_sched.h"
@@ -221,7 +222,7 @@ static void pto_fill_device_info(struct pto_device *pdev,
  */
 static_assert(sizeof(struct drm_pto_npu_query) == 24);
 static_assert(sizeof(struct drm_pto_npu_device_info) == 48);
-static_assert(sizeof(struct drm_pto_npu_limits) == 96);
+static_assert(sizeof(struct drm_pto_npu_limits) == 112);
 static_assert(offsetof(struct drm_pto_npu_limits, pad2) == 68);
 static_assert(offsetof(struct drm_pto_npu_limits, work_budget) == 72);
 static_assert(sizeof(struct drm_pto_npu_memory_info) == 32);
@@ -237,6 +238,10 @@ static_assert(sizeof(struct drm_pto_npu_queue_wait) == 24);
 static_assert(sizeof(struct drm_pto_npu_ring_header) == 256);
 static_assert(sizeof(struct drm_pto_npu_cqe) == 80);
 static_assert(sizeof(struct drm_pto_npu_prof) == 248);
+static_assert(sizeof(struct drm_pto_npu_graph_edge) == 16);
+static_assert(sizeof(struct drm_pto_npu_graph_binding) == 8);
+static_assert(sizeof(struct drm_pto_npu_graph_create) == 72);
+static_assert(sizeof(struct drm_pto_npu_graph_destroy) == 8);
 
 static void pto_fill_limits(struct drm_pto_npu_limits *lim)
 {
@@ -259,6 +264,10 @@ static void pto_fill_limits(struct drm_pto_npu_limits *lim)
 	lim->work_budget = pto_default_work_budget();
 	lim->min_work_budget = PTO_MIN_WORK_BUDGET;
 	lim->max_work_budget = pto_max_work_budget();
+	lim->max_graph_nodes = PTO_MAX_GRAPH_NODES;
+	lim->max_graph_edges = PTO_MAX_GRAPH_EDGES;
+	lim->max_graph_bindings = PTO_MAX_GRAPH_BINDINGS;
+	lim->max_graph_nodes_per_context = PTO_MAX_GRAPH_NODES_PER_CONTEXT;
 }
 
 static void pto_fill_memory_info(struct pto_device *pdev, struct pto_ctx *ctx,
@@ -361,6 +370,8 @@ static int pto_open(struct drm_device *drm, struct drm_file *file)
 	ctx->pdev = to_pto_device(drm);
 	xa_init_flags(&ctx->kernels, XA_FLAGS_ALLOC1);
 	xa_init_flags(&ctx->queues, XA_FLAGS_ALLOC1);
+	xa_init_flags(&ctx->graphs, XA_FLAGS_ALLOC1);
+	atomic_set(&ctx->graph_nodes, 0);
 	hash_init(ctx->tasks);
 	hash_init(ctx->failed);
 	pto_infer_init(&ctx->infer);
@@ -386,6 +397,7 @@ static void pto_postclose(struct drm_device *drm, struct drm_file *file)
 	/* Cancel what is in flight and wait for running blocks to stop. */
 	pto_sched_cancel_ctx(ctx);
 	pto_queues_release(ctx);
+	pto_graphs_release(ctx);
 	pto_kernels_release(ctx);
 	pto_deps_forget_failed(ctx);
 	pto_infer_fini(&ctx->infer);
@@ -415,6 +427,8 @@ static const struct drm_ioctl_desc pto_ioctls[] = {
 	DRM_IOCTL_DEF_DRV(PTO_NPU_QUEUE_DESTROY, pto_ioctl_queue_destroy, 0),
 	DRM_IOCTL_DEF_DRV(PTO_NPU_QUEUE_SUBMIT, pto_ioctl_queue_submit, 0),
 	DRM_IOCTL_DEF_DRV(PTO_NPU_QUEUE_WAIT, pto_ioctl_queue_wait, 0),
+	DRM_IOCTL_DEF_DRV(PTO_NPU_GRAPH_CREATE, pto_ioctl_graph_create, 0),
+	DRM_IOCTL_DEF_DRV(PTO_NPU_GRAPH_DESTROY, pto_ioctl_graph_destroy, 0),
 };
 
 /*

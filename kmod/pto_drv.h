@@ -74,6 +74,11 @@
 #define PTO_MAX_BO_SIZE ((u64)SZ_256M)
 #define PTO_MAX_GM_PER_CONTEXT ((u64)SZ_1G)
 #define PTO_MAX_BOS_PER_CONTEXT 4096
+/* Graph replay (pto_graph.c): one graph, and a context's recorded nodes. */
+#define PTO_MAX_GRAPH_NODES 4096
+#define PTO_MAX_GRAPH_EDGES 65536
+#define PTO_MAX_GRAPH_BINDINGS 4096
+#define PTO_MAX_GRAPH_NODES_PER_CONTEXT 16384
 
 /**
  * struct pto_topology - shape of one virtual NPU
@@ -222,12 +227,16 @@ struct pto_failed {
  *	tasks, per queue type (sched lock)
  * @infer: accesses of its tasks in flight, for dependency inference
  *	(pto_infer.c)
+ * @graphs: its recorded graphs by handle (pto_graph.c)
+ * @graph_nodes: nodes of its graphs alive, handles destroyed or not
  */
 struct pto_ctx {
 	struct pto_device *pdev;
 	struct pto_gm_account *gm;
 	struct xarray kernels;
 	struct xarray queues;
+	struct xarray graphs;
+	atomic_t graph_nodes;
 	DECLARE_HASHTABLE(tasks, PTO_TASK_HASH_BITS);
 	DECLARE_HASHTABLE(failed, PTO_TASK_HASH_BITS);
 	struct list_head failed_fifo;

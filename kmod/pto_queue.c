@@ -27,6 +27,7 @@
 #include <drm/drm_print.h>
 
 #include "pto_gem.h"
+#include "pto_graph.h"
 #include "pto_queue.h"
 #include "pto_task.h"
 #include "pto_task_mem.h"
@@ -106,6 +107,8 @@ static void pto_fill_cqe(struct drm_pto_npu_cqe *cqe, const struct pto_task *t,
 	cqe->block = block;
 	cqe->reason = last ? t->reason : 0;
 	cqe->flags = last ? DRM_PTO_NPU_CQE_F_LAST : 0;
+	if (t->graph == PTO_GRAPH_NODE)
+		cqe->flags |= DRM_PTO_NPU_CQE_F_NODE;
 	if (rec && rec->core_type) {
 		cqe->status = rec->status;
 		cqe->detail = rec->detail;
@@ -132,6 +135,8 @@ static void pto_fill_cqe(struct drm_pto_npu_cqe *cqe, const struct pto_task *t,
 		/* A task that never ran still has a retire time (skip markers). */
 		cqe->ts_finish = t->ts_retire;
 	}
+	if (t->graph == PTO_GRAPH_LAUNCH)
+		pto_launch_fill_cqe(cqe, t);
 }
 
 /*
@@ -210,8 +215,11 @@ static void pto_task_unqueue(struct pto_task *t)
 	if (t->unqueued)
 		return;
 	t->unqueued = true;
-	atomic_dec(&t->queue->live);
-	atomic_dec(&t->ctx->pending);
+	/* A launch's node counts in its units only: the launch is the task. */
+	if (t->graph != PTO_GRAPH_NODE) {
+		atomic_dec(&t->queue->live);
+		atomic_dec(&t->ctx->pending);
+	}
 	atomic_sub(t->units, &t->ctx->inflight_units);
 }
 
@@ -758,6 +766,13 @@ void pto_queues_release(struct pto_ctx *ctx)
  */
 void pto_queue_post(struct pto_task *task, struct list_head *freeable)
 {
+	/* A node posts CQEs only on a profiling queue: else it is freed. */
+	if (task->graph == PTO_GRAPH_NODE && !task->profiled) {
+		task->unqueued = true;
+		atomic_sub(task->units, &task->ctx->inflight_units);
+		list_add_tail(&task->held_link, freeable);
+		return;
+	}
 	pto_batch_retire(task->batch,
 			 task->status != DRM_PTO_NPU_STATUS_OK &&
 			 task->status != DRM_PTO_NPU_STATUS_SKIPPED);

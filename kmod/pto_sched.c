@@ -24,6 +24,7 @@
 #include "pto_deps.h"
 #include "pto_exec.h"
 #include "pto_gm.h"
+#include "pto_graph.h"
 #include "pto_infer.h"
 #include "pto_queue.h"
 #include "pto_sched.h"
@@ -269,7 +270,7 @@ static void pto_place_mix(struct pto_sched *s, struct pto_task *task,
  * cores only, and only when nothing ready of its core type waits for them.
  * Predicated tasks are never pre-staged: the predicate is read at ready time.
  */
-static void pto_try_stage(struct pto_sched *s, struct pto_task *c)
+void pto_try_stage(struct pto_sched *s, struct pto_task *c)
 {
 	u32 ti = pto_task_type(c), i;
 	u64 now = 0;
@@ -515,9 +516,8 @@ static bool pto_predicate_true(const struct pto_task *task)
 			    p->literal);
 }
 
-static void pto_make_ready(struct pto_sched *s, struct pto_task *task,
-			   struct list_head *work, struct pto_core **adopt,
-			   u64 *now)
+void pto_make_ready(struct pto_sched *s, struct pto_task *task,
+		    struct list_head *work, struct pto_core **adopt, u64 *now)
 {
 	lockdep_assert_held(&s->lock);
 	if (task->ctx->dead && task->status == DRM_PTO_NPU_STATUS_OK)
@@ -538,6 +538,10 @@ static void pto_make_ready(struct pto_sched *s, struct pto_task *task,
 		}
 		/* Never runs: retire it through the completion loop. */
 		list_add_tail(&task->ready_link, work);
+		return;
+	}
+	if (task->graph == PTO_GRAPH_LAUNCH) {
+		pto_launch_expand(s, task, work, adopt, now);
 		return;
 	}
 	pto_release_staged(s, task, adopt, now);
@@ -613,7 +617,8 @@ u64 pto_complete(struct pto_sched *s, struct pto_task *first,
 		pto_infer_retire(ctx, task);
 		pto_gm_task_retire(task);
 		list_del_init(&task->park_link);
-		if (failed)
+		/* A node has no id of its own: its launch's failure is remembered. */
+		if (failed && task->graph != PTO_GRAPH_NODE)
 			pto_deps_remember_failed(ctx, task);
 
 		if (r)
@@ -632,6 +637,8 @@ u64 pto_complete(struct pto_sched *s, struct pto_task *first,
 				pto_try_stage(s, c);
 		}
 		INIT_LIST_HEAD(&task->fanout);
+		if (task->graph == PTO_GRAPH_NODE)
+			pto_launch_node_done(task, &work);
 		if (r) {
 			r->resolve_end = ktime_get_ns();
 			r->resolve_iter = s->iter;
@@ -746,12 +753,19 @@ void pto_sched_add(struct pto_device *pdev, struct pto_task *task,
 		u64 now = r ? r->intake_end : 0;
 
 		pto_make_ready(s, task, &work, NULL, &now);
-		if (!list_empty(&work)) {
-			list_del_init(&task->ready_link);
-			pto_complete(s, task, freeable, NULL, NULL, now);
-		} else {
-			pto_sched_dispatch(s, NULL, now);
+		/*
+		 * What retires at once: the task, or a launch's nodes that
+		 * never run (a predicate false, a closing context).
+		 */
+		while (!list_empty(&work)) {
+			struct pto_task *w = list_first_entry(&work, struct pto_task,
+							      ready_link);
+
+			list_del_init(&w->ready_link);
+			pto_complete(s, w, freeable, NULL, NULL, now);
 		}
+		if (task->state != PTO_TASK_DONE)
+			pto_sched_dispatch(s, NULL, now);
 	} else {
 		pto_try_stage(s, task);
 	}

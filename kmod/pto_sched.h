@@ -222,5 +222,9 @@ u64 pto_complete(struct pto_sched *s, struct pto_task *first,
 		 struct list_head *freeable, struct pto_core **adopt,
 		 struct list_head *post, u64 now);
 void pto_sched_dispatch(struct pto_sched *s, struct pto_core *self, u64 now);
+/* ... and with pto_launch.c (a launch's nodes joining the scheduler). */
+void pto_make_ready(struct pto_sched *s, struct pto_task *task,
+		    struct list_head *work, struct pto_core **adopt, u64 *now);
+void pto_try_stage(struct pto_sched *s, struct pto_task *c);
 
 #endif /* __PTO_SCHED_H__ */

@@ -17,6 +17,7 @@ struct pto_infer_rec;
 struct pto_xring_set;
 struct pto_queue;
 struct pto_gm_task;
+struct pto_launch;
 
 /**
  * struct pto_targ - a resolved tensor argument (2-D view)
@@ -213,6 +214,10 @@ enum pto_task_state {
  *              this one (sched lock)
  * @path_mark: id of the task whose ancestors the sanitizer found this one
  *             among (sched lock)
+ * @launch: a graph launch's state (pto_launch.c): the launch's own, or
+ *          that of the launch a node belongs to; NULL for an entry
+ * @node: a node's index in its graph
+ * @graph: enum pto_graph_role
  */
 struct pto_task {
 	struct pto_ctx *ctx;
@@ -281,6 +286,9 @@ struct pto_task {
 	u32 num_inferred;
 	u64 infer_mark;
 	u64 path_mark;
+	struct pto_launch *launch;
+	u32 node;
+	u8 graph;
 };
 
 /*

@@ -17,6 +17,7 @@
 #include <drm/drm_gem.h>
 
 #include "pto_gm.h"
+#include "pto_graph.h"
 #include "pto_kernel.h"
 #include "pto_sched.h"
 #include "pto_task_mem.h"
@@ -185,6 +186,8 @@ void pto_task_put_resources(struct pto_task *task)
 {
 	u32 i;
 
+	if (task->graph == PTO_GRAPH_LAUNCH)
+		pto_launch_free(task);
 	pto_gm_task_free(task);
 	pto_xring_free_spills(task);
 	for (i = 0; i < task->num_tensors; i++)

@@ -1,0 +1,441 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * pto_npu: recorded task graphs (GRAPH_CREATE, GRAPH_DESTROY).
+ *
+ * A graph is validated once, completely, when it is created: every node's
+ * entry through the doorbell's own rules (pto_entry.c) with the recorded
+ * buffers, every edge forward inside the graph (so it is acyclic), every
+ * binding onto an argument that exists, each parameter used and of one
+ * layout. A launch (pto_launch.c) then only binds and copies.
+ * Documentation/techniques/graph-replay.rst.
+ *
+ * Copyright (C) 2026 pto-npu authors
+ */
+
+#include <linux/overflow.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/xarray.h>
+
+#include <drm/drm_file.h>
+#include <drm/drm_print.h>
+
+#include "pto_entry.h"
+#include "pto_graph.h"
+#include "pto_task.h"
+#include "pto_task_mem.h"
+
+/**
+ * struct pto_gbuild - one GRAPH_CREATE in progress
+ * @pdev: device
+ * @file: the caller's file (its handles)
+ * @args: the ioctl's arguments (the refusal is written back here)
+ * @g: the graph being built
+ * @edges: the user's edges, copied
+ */
+struct pto_gbuild {
+	struct pto_device *pdev;
+	struct drm_file *file;
+	struct drm_pto_npu_graph_create *args;
+	struct pto_graph *g;
+	struct drm_pto_npu_graph_edge *edges;
+};
+
+/* Refuse the graph: @what (node, edge or binding index) for @reason. */
+static int pto_graph_refuse(struct pto_gbuild *b, u32 what, u8 reason,
+			    u64 detail)
+{
+	b->args->error_node = what;
+	b->args->error_reason = reason;
+	b->args->error_detail = detail;
+	return -EINVAL;
+}
+
+static void pto_graph_free(struct pto_graph *g)
+{
+	u32 i;
+
+	for (i = 0; g->nodes && i < g->nnodes; i++) {
+		struct pto_task *t = g->nodes[i].tmpl;
+
+		if (t) {
+			pto_task_put_resources(t);
+			pto_task_mem_free(t);
+		}
+	}
+	atomic_sub(g->nnodes, &g->ctx->graph_nodes);
+	kvfree(g->nodes);
+	kvfree(g->in);
+	kvfree(g->bind);
+	kvfree(g->entries);
+	kfree(g);
+}
+
+static void pto_graph_release(struct kref *ref)
+{
+	pto_graph_free(container_of(ref, struct pto_graph, ref));
+}
+
+/**
+ * pto_graph_put - drop a reference to a graph
+ * @g: the graph
+ */
+void pto_graph_put(struct pto_graph *g)
+{
+	kref_put(&g->ref, pto_graph_release);
+}
+
+/**
+ * pto_graph_lookup - the graph behind a handle of the context
+ * @ctx: the context
+ * @handle: its handle
+ *
+ * Return: the graph with a reference for the caller, or NULL.
+ */
+struct pto_graph *pto_graph_lookup(struct pto_ctx *ctx, u32 handle)
+{
+	struct pto_graph *g;
+
+	xa_lock(&ctx->graphs);
+	g = xa_load(&ctx->graphs, handle);
+	if (g)
+		kref_get(&g->ref);
+	xa_unlock(&ctx->graphs);
+	return g;
+}
+
+/**
+ * pto_graphs_release - drop every graph handle of a closing context
+ * @ctx: the context, its tasks all freed
+ */
+void pto_graphs_release(struct pto_ctx *ctx)
+{
+	struct pto_graph *g;
+	unsigned long id;
+
+	xa_for_each(&ctx->graphs, id, g) {
+		xa_erase(&ctx->graphs, id);
+		pto_graph_put(g);
+	}
+	xa_destroy(&ctx->graphs);
+}
+
+static int pto_graph_check_args(struct drm_device *drm,
+				const struct drm_pto_npu_graph_create *a)
+{
+	if (a->flags || !a->num_nodes || a->num_nodes > PTO_MAX_GRAPH_NODES ||
+	    a->num_edges > PTO_MAX_GRAPH_EDGES ||
+	    a->num_bindings > PTO_MAX_GRAPH_BINDINGS ||
+	    a->num_tensor_params > PTO_MAX_TENSOR_ARGS ||
+	    a->num_scalar_params > PTO_MAX_SCALAR_ARGS ||
+	    !a->entries_size || a->entries_size % PTO_SQE_SLOT ||
+	    a->entries_size / PTO_SQE_SLOT > (u64)a->num_nodes * PTO_SQE_MAX_SLOTS) {
+		drm_dbg(drm, "GRAPH_CREATE: flags 0x%x, %u nodes, %u edges, %u bindings, %u+%u parameters or %u bytes of entries out of range\n",
+			a->flags, a->num_nodes, a->num_edges, a->num_bindings,
+			a->num_tensor_params, a->num_scalar_params,
+			a->entries_size);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Copy the user's arrays in: entries, edges, bindings. */
+static int pto_graph_copy_in(struct pto_gbuild *b)
+{
+	const struct drm_pto_npu_graph_create *a = b->args;
+	struct pto_graph *g = b->g;
+
+	g->entries = kvmalloc(a->entries_size, GFP_KERNEL_ACCOUNT);
+	b->edges = kvmalloc_array(a->num_edges, sizeof(*b->edges),
+				  GFP_KERNEL_ACCOUNT);
+	g->bind = kvmalloc_array(a->num_bindings, sizeof(*g->bind),
+				 GFP_KERNEL_ACCOUNT);
+	g->nodes = kvcalloc(a->num_nodes, sizeof(*g->nodes), GFP_KERNEL_ACCOUNT);
+	g->in = kvmalloc_array(a->num_edges, sizeof(*g->in), GFP_KERNEL_ACCOUNT);
+	if (!g->entries || !g->nodes || (a->num_edges && (!b->edges || !g->in)) ||
+	    (a->num_bindings && !g->bind))
+		return -ENOMEM;
+	if (copy_from_user(g->entries, u64_to_user_ptr(a->entries),
+			   a->entries_size) ||
+	    copy_from_user(b->edges, u64_to_user_ptr(a->edges),
+			   array_size(a->num_edges, sizeof(*b->edges))) ||
+	    copy_from_user(g->bind, u64_to_user_ptr(a->bindings),
+			   array_size(a->num_bindings, sizeof(*g->bind))))
+		return -EFAULT;
+	return 0;
+}
+
+/* Node @i's entry, validated into its template task. */
+static int pto_graph_node(struct pto_gbuild *b, u32 i,
+			  struct drm_pto_npu_sqe *e, u32 nslots)
+{
+	struct pto_ctx *ctx = b->file->driver_priv;
+	struct pto_task *t;
+	u64 detail;
+	u8 reason;
+
+	pto_sqe_resolve_grid(b->pdev, e);
+	reason = pto_sqe_check_size(e, nslots, &detail);
+	if (reason)
+		return pto_graph_refuse(b, i, reason, detail);
+	if (e->num_deps || (e->flags & DRM_PTO_NPU_TASK_F_GRAPH))
+		return pto_graph_refuse(b, i, DRM_PTO_NPU_REASON_GRAPH,
+					e->num_deps ? 1 : 0);
+	t = pto_entry_task_alloc(ctx, NULL, e, true, false, false);
+	if (!t)
+		return -ENOMEM;
+	b->g->nodes[i].tmpl = t;
+	if (pto_entry_parse(b->pdev, b->file, t, e, NULL))
+		return t->status == DRM_PTO_NPU_STATUS_NOMEM ? -ENOMEM :
+		       pto_graph_refuse(b, i, t->reason, t->detail);
+	b->g->nodes[i].entry = e;
+	return 0;
+}
+
+/* Walk the entries: each node's slots, then its validation. */
+static int pto_graph_nodes(struct pto_gbuild *b)
+{
+	const struct drm_pto_npu_graph_create *a = b->args;
+	u32 off = 0, i;
+	int ret;
+
+	for (i = 0; i < a->num_nodes; i++) {
+		struct drm_pto_npu_sqe *e = (void *)(b->g->entries + off);
+		u32 n;
+
+		if (off >= a->entries_size)
+			return pto_graph_refuse(b, i, DRM_PTO_NPU_REASON_SLOTS, 0);
+		n = e->num_slots;
+		if (!n || n > PTO_SQE_MAX_SLOTS ||
+		    n > (a->entries_size - off) / PTO_SQE_SLOT)
+			return pto_graph_refuse(b, i, DRM_PTO_NPU_REASON_SLOTS, n);
+		ret = pto_graph_node(b, i, e, n);
+		if (ret)
+			return ret;
+		off += n * PTO_SQE_SLOT;
+	}
+	if (off != a->entries_size)
+		return pto_graph_refuse(b, ~0u, DRM_PTO_NPU_REASON_SLOTS, off);
+	return 0;
+}
+
+/* Edges forward inside the graph (acyclic), grouped by consumer. */
+static int pto_graph_edges(struct pto_gbuild *b)
+{
+	struct pto_graph *g = b->g;
+	u32 n = b->args->num_edges, i, at = 0;
+
+	for (i = 0; i < n; i++) {
+		const struct drm_pto_npu_graph_edge *e = &b->edges[i];
+
+		if (e->pad || e->flags & ~DRM_PTO_NPU_GRAPH_EDGE_F_INFERRED)
+			return pto_graph_refuse(b, i, DRM_PTO_NPU_REASON_RESERVED, 0);
+		if (e->consumer >= g->nnodes || e->producer >= e->consumer)
+			return pto_graph_refuse(b, i, DRM_PTO_NPU_REASON_GRAPH,
+						e->consumer >= g->nnodes ? 1 : 0);
+		g->nodes[e->consumer].nedges++;
+	}
+	for (i = 0; i < g->nnodes; i++) {
+		g->nodes[i].edge0 = at;
+		at += g->nodes[i].nedges;
+		g->nodes[i].nedges = 0;
+	}
+	for (i = 0; i < n; i++) {
+		const struct drm_pto_npu_graph_edge *e = &b->edges[i];
+		struct pto_gnode *c = &g->nodes[e->consumer];
+
+		g->in[c->edge0 + c->nedges++] = (struct pto_gin){
+			.producer = e->producer,
+			.inferred = e->flags & DRM_PTO_NPU_GRAPH_EDGE_F_INFERRED,
+		};
+	}
+	/* The node's tasks are sized with room for its incoming edges. */
+	for (i = 0; i < g->nnodes; i++)
+		((struct drm_pto_npu_sqe *)g->nodes[i].entry)->num_deps =
+			g->nodes[i].nedges;
+	return 0;
+}
+
+static bool pto_same_layout(const struct drm_pto_npu_tensor_arg *x,
+			    const struct drm_pto_npu_tensor_arg *y)
+{
+	return x->dtype == y->dtype && x->ndim == y->ndim &&
+	       !memcmp(x->shape, y->shape, sizeof(x->shape)) &&
+	       !memcmp(x->strides, y->strides, sizeof(x->strides));
+}
+
+/* One binding: onto an argument that exists, of its parameter's layout. */
+static int pto_graph_bind_one(struct pto_gbuild *b, u32 i, u32 *tused,
+			      u32 *sused)
+{
+	const struct drm_pto_npu_graph_binding *bd = &b->g->bind[i];
+	struct pto_graph *g = b->g;
+	const struct drm_pto_npu_sqe *e;
+	const struct drm_pto_npu_tensor_arg *arg;
+	struct pto_gparam *p;
+
+	if (bd->node >= g->nnodes || bd->kind > DRM_PTO_NPU_BIND_SCALAR)
+		return pto_graph_refuse(b, i, DRM_PTO_NPU_REASON_BINDING, 0);
+	e = g->nodes[bd->node].entry;
+	if (bd->kind == DRM_PTO_NPU_BIND_SCALAR) {
+		if (bd->arg >= e->num_scalars || bd->param >= g->nsp)
+			return pto_graph_refuse(b, i, DRM_PTO_NPU_REASON_BINDING, 1);
+		*sused |= BIT(bd->param);
+		return 0;
+	}
+	if (bd->arg >= e->num_tensors || bd->param >= g->ntp)
+		return pto_graph_refuse(b, i, DRM_PTO_NPU_REASON_BINDING, 1);
+	arg = (const struct drm_pto_npu_tensor_arg *)(e + 1) + bd->arg;
+	p = &g->tparam[bd->param];
+	if (*tused & BIT(bd->param) && !pto_same_layout(&p->layout, arg))
+		return pto_graph_refuse(b, i, DRM_PTO_NPU_REASON_BINDING, 2);
+	p->layout = *arg;
+	p->dir |= arg->flags;
+	*tused |= BIT(bd->param);
+	return 0;
+}
+
+/* Bindings grouped by node; every parameter used. */
+static int pto_graph_bindings(struct pto_gbuild *b)
+{
+	struct pto_graph *g = b->g;
+	u32 n = b->args->num_bindings, i, tused = 0, sused = 0, at = 0;
+	struct drm_pto_npu_graph_binding *sorted;
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		ret = pto_graph_bind_one(b, i, &tused, &sused);
+		if (ret)
+			return ret;
+		g->nodes[g->bind[i].node].nbind++;
+	}
+	if (tused != (u32)(BIT(g->ntp) - 1) || sused != (u32)(BIT(g->nsp) - 1))
+		return pto_graph_refuse(b, ~0u, DRM_PTO_NPU_REASON_BINDING,
+					tused != (u32)(BIT(g->ntp) - 1) ?
+					ffz(tused) : ffz(sused));
+	sorted = kvmalloc_array(n, sizeof(*sorted), GFP_KERNEL_ACCOUNT);
+	if (n && !sorted)
+		return -ENOMEM;
+	for (i = 0; i < g->nnodes; i++) {
+		g->nodes[i].bind0 = at;
+		at += g->nodes[i].nbind;
+		g->nodes[i].nbind = 0;
+	}
+	for (i = 0; i < n; i++) {
+		struct pto_gnode *node = &g->nodes[g->bind[i].node];
+
+		sorted[node->bind0 + node->nbind++] = g->bind[i];
+	}
+	kvfree(g->bind);
+	g->bind = sorted;
+	return 0;
+}
+
+static int pto_graph_build(struct pto_gbuild *b)
+{
+	int ret;
+
+	ret = pto_graph_copy_in(b);
+	if (!ret)
+		ret = pto_graph_nodes(b);
+	if (!ret)
+		ret = pto_graph_edges(b);
+	if (!ret)
+		ret = pto_graph_bindings(b);
+	return ret;
+}
+
+static struct pto_graph *pto_graph_alloc(struct pto_ctx *ctx,
+					 const struct drm_pto_npu_graph_create *a)
+{
+	struct pto_graph *g;
+
+	if (atomic_add_return(a->num_nodes, &ctx->graph_nodes) >
+	    PTO_MAX_GRAPH_NODES_PER_CONTEXT) {
+		atomic_sub(a->num_nodes, &ctx->graph_nodes);
+		return ERR_PTR(-ENOSPC);
+	}
+	g = kzalloc(sizeof(*g), GFP_KERNEL_ACCOUNT);
+	if (!g) {
+		atomic_sub(a->num_nodes, &ctx->graph_nodes);
+		return ERR_PTR(-ENOMEM);
+	}
+	kref_init(&g->ref);
+	g->ctx = ctx;
+	g->nnodes = a->num_nodes;
+	g->ntp = a->num_tensor_params;
+	g->nsp = a->num_scalar_params;
+	return g;
+}
+
+/**
+ * pto_ioctl_graph_create - DRM_IOCTL_PTO_NPU_GRAPH_CREATE
+ * @drm: device
+ * @data: struct drm_pto_npu_graph_create
+ * @file: the caller's file
+ *
+ * Return: 0 with the handle; -EINVAL (a refused node, edge or binding is
+ * named in @data), -EFAULT, -ENOSPC, -ENOMEM.
+ */
+int pto_ioctl_graph_create(struct drm_device *drm, void *data,
+			   struct drm_file *file)
+{
+	struct pto_gbuild b = {
+		.pdev = to_pto_device(drm), .file = file, .args = data,
+	};
+	struct pto_ctx *ctx = file->driver_priv;
+	u32 handle;
+	int ret;
+
+	b.args->handle = 0;
+	b.args->error_node = ~0u;
+	b.args->error_reason = 0;
+	b.args->error_detail = 0;
+	ret = pto_graph_check_args(drm, b.args);
+	if (ret)
+		return ret;
+	b.g = pto_graph_alloc(ctx, b.args);
+	if (IS_ERR(b.g))
+		return PTR_ERR(b.g);
+	ret = pto_graph_build(&b);
+	kvfree(b.edges);
+	if (!ret)
+		ret = xa_alloc(&ctx->graphs, &handle, b.g, xa_limit_32b,
+			       GFP_KERNEL_ACCOUNT);
+	if (ret) {
+		if (b.args->error_reason)
+			drm_dbg(drm, "GRAPH_CREATE: refused: index %u, reason %u, detail %llu\n",
+				b.args->error_node, b.args->error_reason,
+				b.args->error_detail);
+		pto_graph_free(b.g);
+		return ret;
+	}
+	b.args->handle = handle;
+	return 0;
+}
+
+/**
+ * pto_ioctl_graph_destroy - DRM_IOCTL_PTO_NPU_GRAPH_DESTROY
+ * @drm: device
+ * @data: struct drm_pto_npu_graph_destroy
+ * @file: the caller's file
+ *
+ * The handle goes at once; launches taken keep the graph until they retire.
+ *
+ * Return: 0; -EINVAL for a pad; -ENOENT for an unknown handle.
+ */
+int pto_ioctl_graph_destroy(struct drm_device *drm, void *data,
+			    struct drm_file *file)
+{
+	struct drm_pto_npu_graph_destroy *args = data;
+	struct pto_ctx *ctx = file->driver_priv;
+	struct pto_graph *g;
+
+	if (args->pad)
+		return -EINVAL;
+	g = xa_erase(&ctx->graphs, args->handle);
+	if (!g)
+		return -ENOENT;
+	pto_graph_put(g);
+	return 0;
+}

@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Copyright (C) 2026 pto-npu authors */
+#ifndef __PTO_GRAPH_H__
+#define __PTO_GRAPH_H__
+
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/types.h>
+
+#include "pto_drv.h"
+
+struct drm_device;
+struct drm_file;
+struct pto_core;
+struct pto_queue;
+struct pto_sched;
+struct pto_task;
+
+/* enum pto_graph_role - &pto_task.graph */
+enum pto_graph_role {
+	PTO_GRAPH_NONE = 0,	/* an entry */
+	PTO_GRAPH_LAUNCH = 1,	/* a launch: the graph's head and tail */
+	PTO_GRAPH_NODE = 2,	/* a node of a launch */
+};
+
+/**
+ * struct pto_gnode - one recorded node
+ * @tmpl: the node's entry, validated into a task once (no queue: neither
+ *        profiled nor sanitized); its kernels and buffers referenced
+ * @entry: the entry as recorded, its @num_deps set to @nedges, which sizes
+ *         the node's tasks at launch (pto_entry_task_alloc())
+ * @edge0: index of its first incoming edge in &pto_graph.in
+ * @nedges: incoming edges (its fanin at each launch)
+ * @bind0: index of its first binding in &pto_graph.bind
+ * @nbind: its bindings
+ */
+struct pto_gnode {
+	struct pto_task *tmpl;
+	const struct drm_pto_npu_sqe *entry;
+	u32 edge0;
+	u32 nedges;
+	u32 bind0;
+	u32 nbind;
+};
+
+/**
+ * struct pto_gin - an incoming edge of a node
+ * @producer: the node it waits for
+ * @inferred: orders only (DRM_PTO_NPU_GRAPH_EDGE_F_INFERRED)
+ */
+struct pto_gin {
+	u32 producer;
+	bool inferred;
+};
+
+/**
+ * struct pto_gparam - a tensor parameter of a graph
+ * @layout: the recorded argument (its handle and offset unused): a launch's
+ *          tensor must have its dtype, ndim, shape and strides
+ * @dir: the union of its uses' directions: the launch's tensor's flags
+ */
+struct pto_gparam {
+	struct drm_pto_npu_tensor_arg layout;
+	u16 dir;
+};
+
+/**
+ * struct pto_graph - a recorded task graph (GRAPH_CREATE)
+ * @ref: the handle's reference and one per launch taken
+ * @ctx: its context (the graph never outlives the context's close)
+ * @nnodes: nodes
+ * @ntp: tensor parameters
+ * @nsp: scalar parameters
+ * @nodes: the nodes, in recording order (edges go forward)
+ * @in: incoming edges, grouped by consumer
+ * @bind: bindings, grouped by node
+ * @entries: the copied entries (&pto_gnode.entry points in here)
+ * @tparam: tensor parameters
+ */
+struct pto_graph {
+	struct kref ref;
+	struct pto_ctx *ctx;
+	u32 nnodes;
+	u32 ntp;
+	u32 nsp;
+	struct pto_gnode *nodes;
+	struct pto_gin *in;
+	struct drm_pto_npu_graph_binding *bind;
+	u8 *entries;
+	struct pto_gparam tparam[PTO_MAX_TENSOR_ARGS];
+};
+
+/**
+ * struct pto_launch - one launch of a graph in flight
+ * @g: the graph (a reference)
+ * @launch: the launch's task: the head (its dependencies, predicate) and
+ *          the tail (its one CQE, its consumers)
+ * @nnodes: nodes
+ * @left: nodes not yet complete (sched lock)
+ * @expanded: the nodes were handed to the scheduler (sched lock)
+ * @fail_node: the first node that failed, in completion order
+ * @nodes: the node tasks, allocated at intake; after expansion each frees
+ *         itself, and the pointers are not used again
+ */
+struct pto_launch {
+	struct pto_graph *g;
+	struct pto_task *launch;
+	u32 nnodes;
+	u32 left;
+	bool expanded;
+	u32 fail_node;
+	struct pto_task *nodes[] __counted_by(nnodes);
+};
+
+/* pto_graph.c */
+struct pto_graph *pto_graph_lookup(struct pto_ctx *ctx, u32 handle);
+void pto_graph_put(struct pto_graph *g);
+void pto_graphs_release(struct pto_ctx *ctx);
+int pto_ioctl_graph_create(struct drm_device *drm, void *data,
+			   struct drm_file *file);
+int pto_ioctl_graph_destroy(struct drm_device *drm, void *data,
+			    struct drm_file *file);
+
+/* pto_launch.c */
+int pto_launch_parse(struct pto_device *pdev, struct drm_file *file,
+		     struct pto_queue *q, struct pto_task *t,
+		     const struct drm_pto_npu_sqe *e, s64 *deps);
+void pto_launch_expand(struct pto_sched *s, struct pto_task *t,
+		       struct list_head *work, struct pto_core **adopt,
+		       u64 *now);
+void pto_launch_node_done(struct pto_task *node, struct list_head *work);
+void pto_launch_fill_cqe(struct drm_pto_npu_cqe *cqe, const struct pto_task *t);
+void pto_launch_free(struct pto_task *t);
+
+#endif /* __PTO_GRAPH_H__ */
