@@ -250,7 +250,7 @@ static u8 pto_arg_dtype(const struct pto_task *t, u32 i)
 }
 
 int pto_resolve_tensors(struct pto_task *t, struct drm_file *file,
-			       const struct drm_pto_npu_tensor_arg *args)
+			const struct drm_pto_npu_tensor_arg *args)
 {
 	u32 i;
 
@@ -317,8 +317,8 @@ int pto_resolve_deps(struct pto_task *t, const s64 *raw, s64 *deps)
  * refused, not compared.
  */
 int pto_resolve_predicate(struct pto_task *t,
-				 const struct drm_pto_npu_sqe *e,
-				 const struct drm_pto_npu_predicate *p)
+			  const struct drm_pto_npu_sqe *e,
+			  const struct drm_pto_npu_predicate *p)
 {
 	const struct pto_targ *ta;
 
@@ -355,7 +355,7 @@ u32 pto_sqe_slots(u32 nt, u32 ns, u32 nd, bool pred)
  * CQEs see the count.
  */
 void pto_sqe_resolve_grid(const struct pto_device *pdev,
-				 struct drm_pto_npu_sqe *e)
+			  struct drm_pto_npu_sqe *e)
 {
 	if (e->block_num == DRM_PTO_NPU_BLOCKS_ALL_AIV)
 		e->block_num = pdev->sched->ncores[PTO_AIV];
@@ -373,7 +373,7 @@ void pto_sqe_resolve_grid(const struct pto_device *pdev,
  * sized from the header.
  */
 u8 pto_sqe_check_size(const struct drm_pto_npu_sqe *e, u32 nslots,
-			     u64 *detail)
+		      u64 *detail)
 {
 	*detail = 0;
 	if (e->num_slots != nslots) {
