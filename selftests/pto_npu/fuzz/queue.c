@@ -138,11 +138,15 @@ static void fz_check_cqe(const struct drm_pto_npu_cqe *c, struct fz_cqe_seen *s)
 	}
 	/*
 	 * HAZARD: under the sanitizer (make check), random tasks with no
-	 * dependencies on shared buffers race, and intake says so.
+	 * dependencies on shared buffers race, and intake says so. GRAPH: a
+	 * random flag word with DRM_PTO_NPU_TASK_F_GRAPH is a launch (of no
+	 * graph: refused), whose one CQE says so, and only on its LAST one.
 	 */
 	if (c->flags & ~(uint32_t)(DRM_PTO_NPU_CQE_F_LAST | DRM_PTO_NPU_CQE_F_RAN |
 				   DRM_PTO_NPU_CQE_F_STAGED |
-				   DRM_PTO_NPU_CQE_F_HAZARD))
+				   DRM_PTO_NPU_CQE_F_HAZARD |
+				   DRM_PTO_NPU_CQE_F_GRAPH) ||
+	    ((c->flags & DRM_PTO_NPU_CQE_F_GRAPH) && !last))
 		fz_unexpected(FZ_CQE, "task %llu: flags 0x%x",
 			      (unsigned long long)c->task_id, c->flags);
 	if (c->core_type > PTO_CORE_AIC)
@@ -157,7 +161,7 @@ static void fz_check_cqe(const struct drm_pto_npu_cqe *c, struct fz_cqe_seen *s)
 	s->lasts++;
 	s->status[c->status]++;
 	if ((c->status == DRM_PTO_NPU_STATUS_INVALID) != (c->reason != 0) ||
-	    c->reason > DRM_PTO_NPU_REASON_SYNCALL)
+	    c->reason > DRM_PTO_NPU_REASON_BINDING)
 		fz_unexpected(FZ_CQE, "task %llu: status %d with reason %u",
 			      (unsigned long long)c->task_id, c->status, c->reason);
 	if ((c->user_data & FZ_PRISTINE_MASK) == FZ_PRISTINE) {
