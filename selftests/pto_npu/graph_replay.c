@@ -13,11 +13,11 @@
  *  - dependencies into and out of a launch, named and inferred from the
  *    bound tensors' directions; a node's GM fault is the launch's status
  *    (block = the node) and fails the named consumers and a later entry;
- *  - a predicate on the launch; destroy and close with launches in flight;
- *  - 10 000 launches of a small graph whose output parameter is INOUT;
+ *  - destroy and close with launches in flight; 10 000 launches;
  *  - a profiling queue: each node's unit CQEs, then the launch's.
  *
- * The refusals are in graph_replay_fuzz.c.
+ * The refusals, the launch's predicate and random fields are in
+ * graph_replay_fuzz.c.
  *
  * Copyright (C) 2026 pto-npu authors
  */
@@ -163,68 +163,65 @@ static const struct pto_cqe *find_final(const struct pto_cqe *c, int n,
 	return NULL;
 }
 
-/* Reads the CQEs ready, or waits for one: 0 or -errno (-ETIME, -ENOSPC). */
-static int reap_step(struct pto_queue *q, struct pto_cqe *cqes,
-		     unsigned int cap, unsigned int *got, unsigned int *finals,
-		     int64_t deadline)
+/* Pushes @n entries and rings once: 0 or -errno (-EIO: not all taken). */
+static int submit_entries(struct pto_queue *q, const struct pto_test_sqe *es,
+			  unsigned int n, uint64_t *ids)
 {
-	int r, ret, i;
+	uint32_t consumed = 0;
+	uint64_t first = 0;
+	unsigned int i;
+	int ret;
 
-	if (*got == cap)
-		return -ENOSPC;
-	r = pto_queue_reap(q, cqes + *got, cap - *got);
-	if (r < 0)
-		return r;
-	for (i = 0; i < r; i++)
-		*finals += is_final(&cqes[*got + i]);
-	*got += r;
-	if (r)
-		return 0;
-	ret = pto_queue_wait(q, deadline);
-	if (ret == -ETIME && pto_test_now_ns() >= deadline)
-		return -ETIME;
-	return ret && ret != -ETIME && ret != -EINTR ? ret : 0;
+	for (i = 0; i < n; i++) {
+		ret = pto_queue_push_raw(q, &es[i], (size_t)es[i].hdr.num_slots *
+					 DRM_PTO_NPU_SQ_SLOT_SIZE);
+		if (ret)
+			return ret;
+	}
+	ret = pto_queue_doorbell(q, 0, 0, &consumed, &first);
+	if (ret || consumed != n)
+		return ret ? ret : -EIO;
+	for (i = 0; i < n; i++)
+		ids[i] = first + i;
+	return 0;
 }
 
-/*
- * Pushes @n entries (ringing when the SQ is full), and reads CQEs into
- * @cqes until each entry's final one. @ids gets the entries' task ids.
- * Returns the CQEs read or -errno (-ETIME, -ENOSPC, a queue call's).
- */
+/* Reads CQEs into @cqes until @n final ones: the CQEs read, or -errno. */
+static int reap_entries(struct pto_queue *q, struct pto_cqe *cqes,
+			unsigned int cap, unsigned int n, int64_t timeout_ns)
+{
+	int64_t deadline = pto_test_now_ns() + timeout_ns;
+	unsigned int finals = 0, got = 0, i;
+	int ret, r;
+
+	while (finals < n) {
+		if (got == cap)
+			return -ENOSPC;
+		r = pto_queue_reap(q, cqes + got, cap - got);
+		if (r < 0)
+			return r;
+		for (i = got; i < got + (unsigned int)r; i++)
+			finals += is_final(&cqes[i]);
+		got += r;
+		if (r || finals >= n)
+			continue;
+		ret = pto_queue_wait(q, deadline);
+		if (ret == -ETIME && pto_test_now_ns() >= deadline)
+			return -ETIME;
+		if (ret && ret != -ETIME && ret != -EINTR)
+			return ret;
+	}
+	return (int)got;
+}
+
+/* submit_entries() then reap_entries(); @ids gets the task ids. */
 static int run_entries(struct pto_queue *q, const struct pto_test_sqe *es,
 		       unsigned int n, struct pto_cqe *cqes, unsigned int cap,
 		       uint64_t *ids, int64_t timeout_ns)
 {
-	int64_t deadline = pto_test_now_ns() + timeout_ns;
-	unsigned int pushed = 0, taken = 0, finals = 0, got = 0, i;
-	uint32_t consumed;
-	uint64_t first;
-	int ret;
+	int ret = submit_entries(q, es, n, ids);
 
-	while (finals < n) {
-		for (; pushed < n; pushed++) {
-			ret = pto_queue_push_raw(q, &es[pushed],
-						 (size_t)es[pushed].hdr.num_slots *
-						 DRM_PTO_NPU_SQ_SLOT_SIZE);
-			if (ret == -EAGAIN)
-				break;
-			if (ret)
-				return ret;
-		}
-		if (taken < pushed) {
-			consumed = 0;
-			ret = pto_queue_doorbell(q, 0, 0, &consumed, &first);
-			if (ret)
-				return ret;
-			for (i = 0; i < consumed; i++)
-				ids[taken + i] = first + i;
-			taken += consumed;
-		}
-		ret = reap_step(q, cqes, cap, &got, &finals, deadline);
-		if (ret)
-			return ret;
-	}
-	return (int)got;
+	return ret ? ret : reap_entries(q, cqes, cap, n, timeout_ns);
 }
 
 /* A launch's CQE: LAST | GRAPH, not NODE, @status at node @block. */
@@ -338,13 +335,14 @@ static int build_mix(struct pto_device *dev, struct pto_kernel **aic,
 
 /*
  * The pipe graph: @n add nodes in a chain (named edges), each after @spin
- * idle iterations; node 0 adds scalar parameter 0 to tensor parameter 0
- * (IN), the others 1, the last writes tensor parameter 1 (OUT): out = in +
- * s + n - 1. Recorded on buffers of its own, closed once recorded (the
- * graph holds them).
+ * idle iterations, node @spmd of 2 blocks; node 0 adds scalar parameter
+ * 0 to tensor parameter 0 (IN), the others 1, the last writes tensor
+ * parameter 1 (OUT): out = in + s + n - 1. Node i's user_data is 0x100 +
+ * i. Recorded on buffers of its own, closed once recorded (the graph
+ * holds them).
  */
 static int pipe_graph(int fd, uint32_t kadd, unsigned int n, int64_t spin,
-		      struct drm_pto_npu_graph_create *c)
+		      unsigned int spmd, struct drm_pto_npu_graph_create *c)
 {
 	struct gb *g = calloc(1, sizeof(*g));
 	struct drm_pto_npu_tensor_arg t[2];
@@ -359,8 +357,8 @@ static int pipe_graph(int fd, uint32_t kadd, unsigned int n, int64_t spin,
 		t[0] = i ? targ(hs, (i - 1) * TBYTES, IN) : targ(hp, 0, IN);
 		t[1] = i == n - 1 ? targ(hp, TBYTES, OUT) :
 				    targ(hs, i * TBYTES, OUT);
-		add_entry(&e, kadd, 1, t, 2, 1, spin, NULL);
-		e.hdr.user_data = 0x1000 + i;
+		add_entry(&e, kadd, i == spmd ? 2 : 1, t, 2, 1, spin, NULL);
+		e.hdr.user_data = 0x100 + i;
 		gb_node(g, &e);
 		if (i)
 			gb_edge(g, i - 1, i, 0);
@@ -648,7 +646,7 @@ static void deps_through(struct __test_metadata *_metadata,
 	uint64_t ids[3];
 	int n;
 
-	ASSERT_EQ(0, pipe_graph(self->fd, self->kadd, 3, SLOW_SPIN, &self->c));
+	ASSERT_EQ(0, pipe_graph(self->fd, self->kadd, 3, SLOW_SPIN, ~0u, &self->c));
 	ASSERT_NE(NULL, x0 = bo_new(self->fd, TBYTES, &h0));
 	ASSERT_NE(NULL, x = bo_new(self->fd, TBYTES, &hx));
 	ASSERT_NE(NULL, y = bo_new(self->fd, TBYTES, &hy));
@@ -788,187 +786,8 @@ TEST_F(gr, node_fault_fails_launch_and_consumers)
 	free(g);
 }
 
-/*
- * A predicate on the launch, on its tensor 0 (in[0, 0] > 0): false, the
- * launch ends SKIPPED without any node running and an entry on it runs;
- * true, it runs.
- */
-TEST_F(gr, launch_predicate)
-{
-	struct drm_pto_npu_predicate p = { .tensor = 0, .op = PTO_CMP_GT };
-	struct drm_pto_npu_tensor_arg t[2];
-	uint32_t hin, hout, hz, k;
-	int32_t *in, *out, *z;
-	int64_t dep = -1, sc[2] = { 2, 0 };
-	struct pto_test_sqe es[3];
-	struct pto_cqe cqes[64];
-	uint64_t ids[3];
-	int n;
-
-	ASSERT_EQ(0, pipe_graph(self->fd, self->kadd, 2, 0, &self->c));
-	ASSERT_NE(NULL, in = bo_new(self->fd, 2 * TBYTES, &hin));
-	ASSERT_NE(NULL, out = bo_new(self->fd, 2 * TBYTES, &hout));
-	ASSERT_NE(NULL, z = bo_new(self->fd, TBYTES, &hz));
-	fill(out, 2 * TELEMS, SENTINEL);
-	for (k = 0; k < 2 * TELEMS; k++)
-		in[k] = (int32_t)k + 1;
-	in[0] = 0;
-	pipe_launch(&es[0], self->c.handle, hin, 0, hout, 0, 5, NULL, 0, &p);
-	t[0] = targ(hin, TBYTES, IN);
-	t[1] = targ(hz, 0, OUT);
-	pto_test_sqe_init_pred(&es[1], self->kadd, 0, 1, t, 2, sc, 2, &dep, 1,
-			       NULL);
-	pipe_launch(&es[2], self->c.handle, hin, TBYTES, hout, TBYTES, 5, &dep,
-		    1, &p);
-	n = run_entries(self->q, es, 3, cqes, 64, ids, RUN_TIMEOUT);
-	ASSERT_LT(0, n) TH_LOG("run: %s", strerror(-n));
-	if (!pto_queue_profiling(self->q))
-		EXPECT_EQ(3, n) TH_LOG("the skipped launch posts one CQE");
-	check_launch(_metadata, find_final(cqes, n, ids[0]),
-		     PTO_STATUS_SKIPPED, 0);
-	EXPECT_EQ(PTO_STATUS_OK, find_final(cqes, n, ids[1])->info.status);
-	check_launch(_metadata, find_final(cqes, n, ids[2]), PTO_STATUS_OK, 0);
-	EXPECT_EQ(TELEMS, count_eq(out, TELEMS, SENTINEL)) TH_LOG("a node ran");
-	for (k = 0; k < TELEMS; k++) {
-		EXPECT_EQ(in[TELEMS + k] + 5 + 1, out[TELEMS + k]);
-		EXPECT_EQ(in[TELEMS + k] + 2, z[k]);
-	}
-	EXPECT_EQ(0, graph_destroy(self->fd, self->c.handle));
-}
-
-/*
- * The small graph: node 0 out = in + s, node 1 out += 1 (in place): the
- * output parameter is read and written, its direction IN | OUT.
- */
-static int pair_graph(int fd, uint32_t kadd, struct drm_pto_npu_graph_create *c)
-{
-	struct gb *g = calloc(1, sizeof(*g));
-	struct drm_pto_npu_tensor_arg t[2];
-	struct pto_test_sqe e;
-	uint32_t hp;
-	int ret;
-
-	if (!g || pto_test_bo_create(fd, 2 * TBYTES, &hp, NULL))
-		return -ENOMEM;
-	t[0] = targ(hp, 0, IN);
-	t[1] = targ(hp, TBYTES, OUT);
-	add_entry(&e, kadd, 1, t, 2, 0, 0, NULL);
-	gb_node(g, &e);
-	t[0] = targ(hp, TBYTES, IN);
-	add_entry(&e, kadd, 1, t, 2, 1, 0, NULL);
-	gb_node(g, &e);
-	gb_edge(g, 0, 1, 0);
-	gb_bind(g, 0, DRM_PTO_NPU_BIND_TENSOR, 0, 0);
-	gb_bind(g, 0, DRM_PTO_NPU_BIND_TENSOR, 1, 1);
-	gb_bind(g, 1, DRM_PTO_NPU_BIND_TENSOR, 0, 1);
-	gb_bind(g, 1, DRM_PTO_NPU_BIND_TENSOR, 1, 1);
-	gb_bind(g, 0, DRM_PTO_NPU_BIND_SCALAR, 0, 0);
-	ret = gb_create(fd, g, c);
-	pto_test_gem_close(fd, hp);
-	free(g);
-	return ret;
-}
-
-#define MANY_BATCH 200
-#define MANY_LAUNCHES 10000
-
-/* 10 000 launches, 200 at a time on their own output views; all checked. */
-TEST_F_TIMEOUT(gr, ten_thousand_launches, 1800)
-{
-	struct pto_test_sqe *es = calloc(MANY_BATCH, sizeof(*es));
-	unsigned int cap = MANY_BATCH * 8, b, j, k, ok = 0;
-	struct pto_cqe *cqes = calloc(cap, sizeof(*cqes));
-	uint64_t ids[MANY_BATCH];
-	uint32_t hin, hout;
-	int32_t *in, *out;
-	int n;
-
-	ASSERT_NE(NULL, es);
-	ASSERT_NE(NULL, cqes);
-	ASSERT_EQ(0, pair_graph(self->fd, self->kadd, &self->c))
-		TH_LOG("node %u reason %s", self->c.error_node,
-		       pto_reason_name(self->c.error_reason));
-	ASSERT_NE(NULL, in = bo_new(self->fd, MANY_BATCH * TBYTES, &hin));
-	ASSERT_NE(NULL, out = bo_new(self->fd, MANY_BATCH * TBYTES, &hout));
-	for (k = 0; k < MANY_BATCH * TELEMS; k++)
-		in[k] = (int32_t)(k * 3);
-	for (b = 0; b < MANY_LAUNCHES / MANY_BATCH; b++) {
-		for (j = 0; j < MANY_BATCH; j++) {
-			struct drm_pto_npu_tensor_arg t[2] = {
-				targ(hin, (uint64_t)j * TBYTES, IN),
-				targ(hout, (uint64_t)j * TBYTES, IN | OUT),
-			};
-			int64_t s = b * 1000 + j;
-
-			launch_init(&es[j], self->c.handle, t, 2, &s, 1, NULL,
-				    0, NULL);
-		}
-		fill(out, MANY_BATCH * TELEMS, SENTINEL);
-		n = run_entries(self->q, es, MANY_BATCH, cqes, cap, ids,
-				RUN_TIMEOUT);
-		ASSERT_LT(0, n) TH_LOG("batch %u: %s", b, strerror(-n));
-		for (j = 0; j < MANY_BATCH; j++) {
-			const struct pto_cqe *c = find_final(cqes, n, ids[j]);
-
-			ASSERT_NE(NULL, c) TH_LOG("batch %u launch %u", b, j);
-			ok += c->info.status == PTO_STATUS_OK &&
-			      (c->info.flags & DRM_PTO_NPU_CQE_F_GRAPH);
-			for (k = 0; k < TELEMS; k++)
-				if (out[j * TELEMS + k] !=
-				    in[j * TELEMS + k] + (int32_t)(b * 1000 + j) + 1)
-					break;
-			ASSERT_EQ(TELEMS, (int)k) TH_LOG("batch %u launch %u element %u: %d",
-						    b, j, k, out[j * TELEMS + k]);
-		}
-	}
-	EXPECT_EQ(MANY_LAUNCHES, (int)ok);
-	EXPECT_EQ(0, graph_destroy(self->fd, self->c.handle));
-	free(cqes);
-	free(es);
-}
-
-/* The profiled graph: 1 unit, an SPMD node of 2, a mixed node (AIC + AIV). */
-static const unsigned int prof_units[3] = { 1, 2, 2 };
-
-static void prof_graph(struct __test_metadata *_metadata,
-		       FIXTURE_DATA(gr) *self, struct gb *g)
-{
-	struct pto_kernel *aic, *aiv;
-	struct drm_pto_npu_tensor_arg t[2];
-	struct pto_test_sqe e;
-	uint32_t hp, hs;
-
-	ASSERT_EQ(0, build_mix(self->dev, &aic, &aiv, self->err,
-			       sizeof(self->err))) TH_LOG("%s", self->err);
-	ASSERT_EQ(0, pto_test_bo_create(self->fd, 2 * TBYTES, &hp, NULL));
-	ASSERT_EQ(0, pto_test_bo_create(self->fd, 2 * TBYTES, &hs, NULL));
-	t[0] = targ(hp, 0, IN);
-	t[1] = targ(hs, 0, OUT);
-	add_entry(&e, self->kadd, 1, t, 2, 0, 0, NULL);
-	e.hdr.user_data = 0x100;
-	gb_node(g, &e);
-	t[0] = targ(hs, 0, IN);
-	t[1] = targ(hs, TBYTES, OUT);
-	add_entry(&e, self->kadd, 2, t, 2, 1, 0, NULL);
-	e.hdr.user_data = 0x101;
-	gb_node(g, &e);
-	t[0] = targ(hs, TBYTES, IN);
-	t[1] = targ(hp, TBYTES, OUT);
-	pto_test_sqe_init(&e, pto_kernel_handle(aiv), pto_kernel_handle(aic), 1,
-			  t, 2, NULL, 0, NULL, 0);
-	e.hdr.user_data = 0x102;
-	gb_node(g, &e);
-	gb_edge(g, 0, 1, 0);
-	gb_edge(g, 1, 2, 0);
-	gb_bind(g, 0, DRM_PTO_NPU_BIND_TENSOR, 0, 0);
-	gb_bind(g, 2, DRM_PTO_NPU_BIND_TENSOR, 1, 1);
-	gb_bind(g, 0, DRM_PTO_NPU_BIND_SCALAR, 0, 0);
-	ASSERT_EQ(0, gb_create(self->fd, g, &self->c))
-		TH_LOG("node %u reason %s", self->c.error_node,
-		       pto_reason_name(self->c.error_reason));
-	pto_kernel_free(aic);
-	pto_kernel_free(aiv);
-}
+/* Units of the profiled pipe's nodes: node 1 is SPMD. */
+static const unsigned int prof_units[3] = { 1, 2, 1 };
 
 /* Launch @id's CQEs in order: each node's units (NODE, its user_data), then its own. */
 static void prof_check(struct __test_metadata *_metadata,
@@ -1011,7 +830,6 @@ static void prof_check(struct __test_metadata *_metadata,
 /* A profiling queue: NODE CQEs, per unit, before each launch's CQE. */
 TEST_F(gr, profiling_node_cqes)
 {
-	struct gb *g = calloc(1, sizeof(*g));
 	struct pto_test_sqe es[3];
 	struct pto_cqe cqes[64];
 	struct pto_queue *qp;
@@ -1021,9 +839,8 @@ TEST_F(gr, profiling_node_cqes)
 	int64_t dep = -1;
 	int n;
 
-	ASSERT_NE(NULL, g);
 	ASSERT_EQ(0, pto_test_queue_prof(self->dev, &qp));
-	prof_graph(_metadata, self, g);
+	ASSERT_EQ(0, pipe_graph(self->fd, self->kadd, 3, 0, 1, &self->c));
 	ASSERT_NE(NULL, in = bo_new(self->fd, 3 * TBYTES, &hin));
 	ASSERT_NE(NULL, out = bo_new(self->fd, 3 * TBYTES, &hout));
 	for (k = 0; k < 3 * TELEMS; k++)
@@ -1035,14 +852,204 @@ TEST_F(gr, profiling_node_cqes)
 	}
 	n = run_entries(qp, es, 3, cqes, 64, ids, RUN_TIMEOUT);
 	ASSERT_LT(0, n) TH_LOG("run: %s", strerror(-n));
-	EXPECT_EQ(3 * (1 + 2 + 2 + 1), n);
+	EXPECT_EQ(3 * (1 + 2 + 1 + 1), n);
 	for (l = 0; l < 3; l++)
 		prof_check(_metadata, cqes, n, ids[l], 0xabc0 + l);
 	for (k = 0; k < 3 * TELEMS; k++)
 		EXPECT_EQ(in[k] + (int32_t)(10 * (k / TELEMS)) + 2, out[k]);
 	EXPECT_EQ(0, graph_destroy(self->fd, self->c.handle));
 	EXPECT_EQ(0, pto_queue_destroy(qp));
-	free(g);
+}
+
+
+#define FLIGHT 32
+
+/*
+ * 32 launches of a 4-node pipe in a row, the graph destroyed as soon as
+ * they are taken: the handle is gone at once (-ENOENT, a launch naming it
+ * refused), the launches taken complete, every result right.
+ */
+TEST_F_TIMEOUT(gr, destroy_while_in_flight, 600)
+{
+	struct pto_test_sqe es[FLIGHT];
+	struct pto_cqe cqes[FLIGHT * 8];
+	uint64_t ids[FLIGHT];
+	uint32_t hin, hout, l, k;
+	int32_t *in, *out;
+	int64_t dep = -1;
+	int n;
+
+	ASSERT_EQ(0, pipe_graph(self->fd, self->kadd, 4, 2000, ~0u, &self->c));
+	ASSERT_NE(NULL, in = bo_new(self->fd, FLIGHT * TBYTES, &hin));
+	ASSERT_NE(NULL, out = bo_new(self->fd, FLIGHT * TBYTES, &hout));
+	for (k = 0; k < FLIGHT * TELEMS; k++)
+		in[k] = (int32_t)k;
+	for (l = 0; l < FLIGHT; l++)
+		pipe_launch(&es[l], self->c.handle, hin, l * TBYTES, hout,
+			    l * TBYTES, l, &dep, !!l, NULL);
+	ASSERT_EQ(0, submit_entries(self->q, es, FLIGHT, ids));
+	EXPECT_EQ(0, graph_destroy(self->fd, self->c.handle));
+	EXPECT_EQ(-ENOENT, graph_destroy(self->fd, self->c.handle));
+	n = reap_entries(self->q, cqes, FLIGHT * 8, FLIGHT, RUN_TIMEOUT);
+	ASSERT_LT(0, n) TH_LOG("reap: %s", strerror(-n));
+	for (l = 0; l < FLIGHT; l++)
+		check_launch(_metadata, find_final(cqes, n, ids[l]),
+			     PTO_STATUS_OK, 0);
+	for (k = 0; k < FLIGHT * TELEMS; k++)
+		EXPECT_EQ(in[k] + (int32_t)(k / TELEMS) + 3, out[k]);
+	n = run_entries(self->q, es, 1, cqes, 8, ids, RUN_TIMEOUT);
+	ASSERT_LT(0, n);
+	ASSERT_NE(NULL, find_final(cqes, n, ids[0]));
+	EXPECT_EQ(PTO_STATUS_INVALID, find_final(cqes, n, ids[0])->info.status);
+	EXPECT_EQ(DRM_PTO_NPU_REASON_GRAPH, find_final(cqes, n, ids[0])->info.reason);
+}
+
+/* Buffers the device holds, all contexts (QUERY_MEMORY), or -1. */
+static long device_bos(int fd)
+{
+	struct drm_pto_npu_memory_info m;
+
+	return pto_test_memory(fd, &m) ? -1 : (long)m.device_bos;
+}
+
+/*
+ * The child: a context of its own, 64 launches of a 8-node pipe of slow
+ * nodes, one after the other; writes 'R' once they are taken and exits
+ * (its file's release cancels them). Exit 0 if all went to plan.
+ */
+static int close_child(int wr)
+{
+	struct drm_pto_npu_graph_create c;
+	struct pto_test_sqe *es = calloc(64, sizeof(*es));
+	struct pto_device *dev;
+	struct pto_kernel *k;
+	struct pto_queue *q;
+	uint32_t hin, hout, l;
+	int64_t dep = -1;
+	uint64_t ids[64];
+	char err[256];
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (!es || pto_test_dev_open(&dev) || pto_test_queue_long(dev, 0, 0, &q))
+		return 2;
+	k = build_add(dev, err, sizeof(err));
+	if (!k || pipe_graph(pto_device_fd(dev), pto_kernel_handle(k), 8,
+			     100000, ~0u, &c))
+		return 3;
+	if (!bo_new(pto_device_fd(dev), TBYTES, &hin) ||
+	    !bo_new(pto_device_fd(dev), 64 * TBYTES, &hout))
+		return 4;
+	for (l = 0; l < 64; l++)
+		pipe_launch(&es[l], c.handle, hin, 0, hout, l * TBYTES, l,
+			    &dep, !!l, NULL);
+	if (submit_entries(q, es, 64, ids))
+		return 5;
+	return write(wr, "R", 1) == 1 ? 0 : 6;
+}
+
+/*
+ * A context closes with launches of a long graph in flight: it goes at
+ * once, its buffers with it (the device's count back where it was), and
+ * the device runs launches and entries as before.
+ */
+TEST_F_TIMEOUT(gr, close_while_in_flight, 600)
+{
+	long before = device_bos(self->fd);
+	int64_t deadline;
+	int fds[2], status = -1;
+	struct pto_test_sqe es[2];
+	struct drm_pto_npu_tensor_arg t[2];
+	struct pto_cqe cqes[16];
+	uint32_t hin, hout, k;
+	int32_t *in, *out;
+	uint64_t ids[2];
+	pid_t pid;
+	char ch;
+	int n;
+
+	ASSERT_LE(0, before);
+	ASSERT_EQ(0, pipe(fds));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		_exit(close_child(fds[1]));
+	close(fds[1]);
+	EXPECT_EQ(1, read(fds[0], &ch, 1)) TH_LOG("the child did not submit");
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		TH_LOG("child status %#x", status);
+	deadline = pto_test_now_ns() + PTO_TEST_SEC(30);
+	while (device_bos(self->fd) != before && pto_test_now_ns() < deadline)
+		usleep(10000);
+	EXPECT_EQ(before, device_bos(self->fd)) TH_LOG("the closed context's buffers");
+	ASSERT_EQ(0, pipe_graph(self->fd, self->kadd, 3, 0, ~0u, &self->c));
+	ASSERT_NE(NULL, in = bo_new(self->fd, TBYTES, &hin));
+	ASSERT_NE(NULL, out = bo_new(self->fd, 2 * TBYTES, &hout));
+	for (k = 0; k < TELEMS; k++)
+		in[k] = (int32_t)k * 2;
+	pipe_launch(&es[0], self->c.handle, hin, 0, hout, 0, 4, NULL, 0, NULL);
+	t[0] = targ(hin, 0, IN);
+	t[1] = targ(hout, TBYTES, OUT);
+	add_entry(&es[1], self->kadd, 1, t, 2, 9, 0, NULL);
+	n = run_entries(self->q, es, 2, cqes, 16, ids, RUN_TIMEOUT);
+	ASSERT_LT(0, n) TH_LOG("run: %s", strerror(-n));
+	check_launch(_metadata, find_final(cqes, n, ids[0]), PTO_STATUS_OK, 0);
+	EXPECT_EQ(PTO_STATUS_OK, find_final(cqes, n, ids[1])->info.status);
+	for (k = 0; k < TELEMS; k++) {
+		EXPECT_EQ(in[k] + 4 + 2, out[k]);
+		EXPECT_EQ(in[k] + 9, out[TELEMS + k]);
+	}
+}
+
+#define MANY_BATCH 200
+#define MANY_LAUNCHES 10000
+
+/*
+ * 10 000 launches of a one-node graph (out = in + s), 200 at a time, each
+ * on its own views and scalar; every CQE OK, every result checked.
+ */
+TEST_F_TIMEOUT(gr, ten_thousand_launches, 1800)
+{
+	struct pto_test_sqe *es = calloc(MANY_BATCH, sizeof(*es));
+	unsigned int cap = MANY_BATCH * 4, b, j, k, ok = 0;
+	struct pto_cqe *cqes = calloc(cap, sizeof(*cqes));
+	uint64_t ids[MANY_BATCH];
+	uint32_t hin, hout;
+	int32_t *in, *out;
+	int n;
+
+	ASSERT_NE(NULL, es);
+	ASSERT_NE(NULL, cqes);
+	ASSERT_EQ(0, pipe_graph(self->fd, self->kadd, 1, 0, ~0u, &self->c));
+	ASSERT_NE(NULL, in = bo_new(self->fd, MANY_BATCH * TBYTES, &hin));
+	ASSERT_NE(NULL, out = bo_new(self->fd, MANY_BATCH * TBYTES, &hout));
+	for (k = 0; k < MANY_BATCH * TELEMS; k++)
+		in[k] = (int32_t)(k * 3);
+	for (b = 0; b < MANY_LAUNCHES / MANY_BATCH; b++) {
+		for (j = 0; j < MANY_BATCH; j++)
+			pipe_launch(&es[j], self->c.handle, hin, j * TBYTES,
+				    hout, j * TBYTES, b * 1000 + j, NULL, 0,
+				    NULL);
+		fill(out, MANY_BATCH * TELEMS, SENTINEL);
+		n = run_entries(self->q, es, MANY_BATCH, cqes, cap, ids,
+				RUN_TIMEOUT);
+		ASSERT_LT(0, n) TH_LOG("batch %u: %s", b, strerror(-n));
+		for (j = 0; j < MANY_BATCH; j++) {
+			const struct pto_cqe *c = find_final(cqes, n, ids[j]);
+
+			ASSERT_NE(NULL, c) TH_LOG("batch %u launch %u", b, j);
+			ok += c->info.status == PTO_STATUS_OK &&
+			      (c->info.flags & DRM_PTO_NPU_CQE_F_GRAPH);
+			for (k = 0; k < TELEMS; k++)
+				ASSERT_EQ(in[j * TELEMS + k] + (int32_t)(b * 1000 + j),
+					  out[j * TELEMS + k])
+					TH_LOG("batch %u launch %u element %u", b, j, k);
+		}
+	}
+	EXPECT_EQ(MANY_LAUNCHES, (int)ok);
+	EXPECT_EQ(0, graph_destroy(self->fd, self->c.handle));
+	free(cqes);
+	free(es);
 }
 
 TEST_HARNESS_MAIN
