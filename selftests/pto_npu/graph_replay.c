@@ -557,16 +557,46 @@ static void big_check(struct __test_metadata *_metadata, const struct big *b,
  * third launch (the predicated node skipped, the launch still OK): out =
  * in + s + 61, one less when gated off.
  */
+/* The 20 launches of graph @graph: their inputs, gates and outputs. */
+static void big_launches(struct __test_metadata *_metadata,
+			 FIXTURE_DATA(gr) *self, uint32_t graph,
+			 struct pto_test_sqe *es, int32_t **in, int32_t **out)
+{
+	uint32_t hin, hgate, hout[4], l, k;
+	int64_t dep = -1, s;
+	int32_t *gate;
+
+	ASSERT_NE(NULL, *in = bo_new(self->fd, BIG_LAUNCHES * TBYTES, &hin));
+	ASSERT_NE(NULL, gate = bo_new(self->fd, BIG_LAUNCHES * TBYTES, &hgate));
+	for (k = 0; k < 4; k++) {
+		ASSERT_NE(NULL, out[k] = bo_new(self->fd, 5 * TBYTES, &hout[k]));
+		fill(out[k], 5 * TELEMS, SENTINEL);
+	}
+	for (l = 0; l < BIG_LAUNCHES; l++) {
+		struct drm_pto_npu_tensor_arg t[3] = {
+			targ(hin, BIG_IN(l), IN),
+			targ(hout[BIG_OUT_BUF(l)], BIG_OUT(l), OUT),
+			targ(hgate, BIG_IN(l), IN),
+		};
+
+		for (k = 0; k < TELEMS; k++)
+			(*in)[l * TELEMS + k] = (int32_t)(l * 1000 + k * 7);
+		gate[l * TELEMS] = BIG_GATE(l);
+		s = BIG_S(l);
+		launch_init(&es[l], graph, t, 3, &s, 1, &dep, !!l, NULL);
+		es[l].hdr.user_data = 0x5000 + l;
+	}
+}
+
 TEST_F_TIMEOUT(gr, replay_big_graph, 900)
 {
 	struct big b = { .aiv = pto_available_aiv_count(self->dev) };
-	uint32_t hin, hgate, hout[4], l, k, cap;
 	struct pto_test_sqe *es = calloc(BIG_LAUNCHES, sizeof(*es));
-	uint64_t ids[BIG_LAUNCHES];
-	int32_t *in, *gate, *out[4];
-	struct pto_cqe *cqes;
 	struct gb *g = calloc(1, sizeof(*g));
-	int64_t dep = -1;
+	uint64_t ids[BIG_LAUNCHES];
+	int32_t *in, *out[4];
+	struct pto_cqe *cqes;
+	uint32_t l, cap;
 	int n;
 
 	ASSERT_NE(NULL, es);
@@ -587,26 +617,7 @@ TEST_F_TIMEOUT(gr, replay_big_graph, 900)
 	pto_kernel_free(b.k_hard);
 	pto_kernel_free(b.k_aic);
 	pto_kernel_free(b.k_aiv);
-	ASSERT_NE(NULL, in = bo_new(self->fd, BIG_LAUNCHES * TBYTES, &hin));
-	ASSERT_NE(NULL, gate = bo_new(self->fd, BIG_LAUNCHES * TBYTES, &hgate));
-	for (k = 0; k < 4; k++) {
-		ASSERT_NE(NULL, out[k] = bo_new(self->fd, 5 * TBYTES, &hout[k]));
-		fill(out[k], 5 * TELEMS, SENTINEL);
-	}
-	for (l = 0; l < BIG_LAUNCHES; l++) {
-		struct drm_pto_npu_tensor_arg t[3] = {
-			targ(hin, BIG_IN(l), IN),
-			targ(hout[BIG_OUT_BUF(l)], BIG_OUT(l), OUT),
-			targ(hgate, BIG_IN(l), IN),
-		};
-		int64_t s = BIG_S(l);
-
-		for (k = 0; k < TELEMS; k++)
-			in[l * TELEMS + k] = (int32_t)(l * 1000 + k * 7);
-		gate[l * TELEMS] = BIG_GATE(l);
-		launch_init(&es[l], self->c.handle, t, 3, &s, 1, &dep, !!l, NULL);
-		es[l].hdr.user_data = 0x5000 + l;
-	}
+	big_launches(_metadata, self, self->c.handle, es, &in, out);
 	cap = BIG_LAUNCHES * (b.chain * 8 + b.aiv + 16);
 	ASSERT_NE(NULL, cqes = calloc(cap, sizeof(*cqes)));
 	n = run_entries(self->q, es, BIG_LAUNCHES, cqes, cap, ids, RUN_TIMEOUT);

@@ -42,7 +42,7 @@
 #define SENTINEL (-7)
 #define IN DRM_PTO_NPU_TENSOR_F_IN
 #define OUT DRM_PTO_NPU_TENSOR_F_OUT
-#define GB_MAX_NODES 128
+#define GB_MAX_NODES 8
 #define GB_MAX_EDGES 256
 #define GB_MAX_BINDS 64
 #define NODE_BYTES (PTO_TEST_SQE_MAX_SLOTS * DRM_PTO_NPU_SQ_SLOT_SIZE)
@@ -402,21 +402,41 @@ TEST_F(rf, create_zero_nodes)
 	refused(_metadata, self, -EINVAL, 0, NO_NODE, ANY);
 }
 
+/*
+ * GRAPH_CREATE arguments for @n copies of the fixture's node 0, without
+ * edges or parameters; @buf gets the entries (free it).
+ */
+static void repeat_node(FIXTURE_DATA(rf) *self, uint32_t n, uint8_t **buf)
+{
+	size_t bytes = (size_t)gb_hdr(self->g, 0)->num_slots *
+		       DRM_PTO_NPU_SQ_SLOT_SIZE;
+	uint32_t i;
+
+	*buf = malloc(bytes * n);
+	for (i = 0; *buf && i < n; i++)
+		memcpy(*buf + i * bytes, gb_hdr(self->g, 0), bytes);
+	self->c = (struct drm_pto_npu_graph_create){
+		.entries = (uintptr_t)*buf, .entries_size = (uint32_t)(bytes * n),
+		.num_nodes = n,
+	};
+}
+
 TEST_F(rf, create_too_many_nodes)
 {
-	struct pto_test_sqe e;
-	uint32_t i, n = self->lim.max_graph_nodes + 1;
-	struct gb *big = NULL;
+	uint8_t *buf;
 
-	ASSERT_GT(GB_MAX_NODES, (int)n) TH_LOG("max_graph_nodes %u", n - 1);
-	ASSERT_NE(NULL, big = calloc(1, sizeof(*big)));
-	memcpy(&e, gb_hdr(self->g, 0), sizeof(e.hdr) + 2 * 64);
-	for (i = 0; i < n; i++)
-		gb_node(big, &e);
-	gb_bind(big, 0, DRM_PTO_NPU_BIND_SCALAR, 0, 0, 0);
-	gb_args(big, &self->c);
+	repeat_node(self, self->lim.max_graph_nodes + 1, &buf);
+	ASSERT_NE(NULL, buf);
 	refused(_metadata, self, -EINVAL, 0, NO_NODE, ANY);
-	free(big);
+	/* As many as the cap: taken. */
+	free(buf);
+	repeat_node(self, self->lim.max_graph_nodes, &buf);
+	ASSERT_NE(NULL, buf);
+	ASSERT_EQ(0, pto_test_ioctl(self->fd, DRM_IOCTL_PTO_NPU_GRAPH_CREATE,
+				    &self->c)) TH_LOG("reason %s node %u",
+			pto_reason_name(self->c.error_reason), self->c.error_node);
+	EXPECT_EQ(0, graph_destroy(self->fd, self->c.handle));
+	free(buf);
 }
 
 /* A count past its cap, over a zeroed array that large. */
@@ -616,18 +636,26 @@ TEST_F(rf, create_unused_scalar_param)
 	rec_refused(_metadata, self, DRM_PTO_NPU_REASON_BINDING, ANY, 1);
 }
 
-/* Parameter 0 also bound to node 1's tensor 0, a [2, 32] view of it. */
+/*
+ * A node 2 whose tensor 0 is a [2, 32] view (the same bytes as [4, 16]):
+ * recorded alone, fine; parameter 0 bound to it as well, refused.
+ */
 TEST_F(rf, create_param_uses_of_two_shapes)
 {
-	struct drm_pto_npu_tensor_arg *t = gb_targ(self->g, 1, 0);
+	struct drm_pto_npu_tensor_arg t[2] = {
+		pto_test_targ(self->hp, PTO_ISA_I32, 0, 2, 32),
+		targ(self->hp, TBYTES, OUT),
+	};
+	struct pto_test_sqe e;
 
-	t->shape[0] = 2;
-	t->shape[1] = 32;
+	t[0].flags = IN;
+	add_entry(&e, self->kadd, t, 0, 0, NULL, 0);
+	gb_node(self->g, &e);
 	ASSERT_EQ(0, gb_create(self->fd, self->g, &self->c))
 		TH_LOG("the [2, 32] node alone: reason %s",
 		       pto_reason_name(self->c.error_reason));
 	EXPECT_EQ(0, graph_destroy(self->fd, self->c.handle));
-	bind_refused(_metadata, self, 1, DRM_PTO_NPU_BIND_TENSOR, 0, 0);
+	bind_refused(_metadata, self, 2, DRM_PTO_NPU_BIND_TENSOR, 0, 0);
 }
 
 TEST_F(rf, create_efault)
@@ -643,41 +671,51 @@ TEST_F(rf, create_efault)
 	refused(_metadata, self, -EFAULT, 0, ANY, ANY);
 }
 
+/* GRAPH_CREATE of @n copies of node 0: 0 or -errno; *@h the handle. */
+static int create_n(FIXTURE_DATA(rf) *self, uint32_t n, uint32_t *h)
+{
+	uint8_t *buf;
+	int ret;
+
+	repeat_node(self, n, &buf);
+	if (!buf)
+		return -ENOMEM;
+	ret = pto_test_ioctl(self->fd, DRM_IOCTL_PTO_NPU_GRAPH_CREATE, &self->c);
+	*h = self->c.handle;
+	free(buf);
+	return ret;
+}
+
 /*
- * Graphs of max_graph_nodes nodes until the context's recorded nodes
- * would pass max_graph_nodes_per_context: -ENOSPC; one destroyed, room
- * again.
+ * The context's recorded nodes up to max_graph_nodes_per_context exactly
+ * (graphs of max_graph_nodes, then the rest), then -ENOSPC; one graph
+ * destroyed, its nodes can be recorded again.
  */
 TEST_F(rf, create_enospc_nodes_per_context)
 {
 	uint32_t per = self->lim.max_graph_nodes_per_context;
 	uint32_t n = self->lim.max_graph_nodes, made = 0, i, *h;
-	struct gb *big = calloc(1, sizeof(*big));
-	struct pto_test_sqe e;
 	int ret = 0;
 
-	ASSERT_NE(NULL, big);
-	ASSERT_GE(GB_MAX_NODES, (int)n);
-	ASSERT_NE(NULL, h = calloc(per / n + 2, sizeof(*h)));
-	memcpy(&e, gb_hdr(self->g, 0), sizeof(e.hdr) + 2 * 64);
-	for (i = 0; i < n; i++)
-		gb_node(big, &e);
-	/* The fixture's graph holds 2 nodes. */
-	while (made <= per / n + 1) {
-		ret = gb_create(self->fd, big, &self->c);
-		if (ret)
-			break;
-		h[made++] = self->c.handle;
-	}
+	ASSERT_LT(0U, n);
+	ASSERT_NE(NULL, h = calloc(per / n + 3, sizeof(*h)));
+	ASSERT_EQ(0, graph_destroy(self->fd, self->graph));
+	while (made < per / n + 1 && !ret)
+		if (!(ret = create_n(self, n, &h[made])))
+			made++;
 	EXPECT_EQ(-ENOSPC, ret) TH_LOG("after %u graphs: %s", made, strerror(-ret));
-	EXPECT_EQ((per - 2) / n, made);
+	EXPECT_EQ(per / n, made);
+	if (per % n) {
+		EXPECT_EQ(0, create_n(self, per % n, &h[made])) TH_LOG("the rest");
+		made++;
+	}
+	EXPECT_EQ(-ENOSPC, create_n(self, 1, &h[made]));
 	ASSERT_LT(0U, made);
-	EXPECT_EQ(0, graph_destroy(self->fd, h[--made]));
-	EXPECT_EQ(0, gb_create(self->fd, big, &self->c));
+	EXPECT_EQ(0, graph_destroy(self->fd, h[0]));
+	EXPECT_EQ(0, create_n(self, n, &h[0])) TH_LOG("room again");
 	for (i = 0; i < made; i++)
 		EXPECT_EQ(0, graph_destroy(self->fd, h[i]));
 	free(h);
-	free(big);
 }
 
 TEST_F(rf, destroy_unknown_pad_twice)
@@ -942,8 +980,11 @@ static void fuzz_create(struct __test_metadata *_metadata,
 		((uint8_t *)g->binds)[(r >> 8) % (g->nbinds * sizeof(g->binds[0]))] =
 			(uint8_t)rnd(seed);
 	gb_args(g, &self->c);
+	/* entries_size, num_nodes, _edges, _bindings, the params, flags */
 	if (r % 4 == 0)
-		(&self->c.entries_size)[(r >> 8) % 7] = rnd_val(seed);
+		((uint32_t *)((uint8_t *)&self->c +
+			      offsetof(struct drm_pto_npu_graph_create,
+				       entries_size)))[(r >> 8) % 7] = rnd_val(seed);
 	ret = pto_test_ioctl(self->fd, DRM_IOCTL_PTO_NPU_GRAPH_CREATE, &self->c);
 	ASSERT_TRUE(!ret || ret == -EINVAL || ret == -EFAULT || ret == -ENOSPC ||
 		    ret == -ENOMEM) TH_LOG("create: %s", strerror(-ret));
@@ -979,7 +1020,9 @@ static const struct field launch_fields[] = {
 /*
  * A good launch with one to three fields made random (its slots and
  * buffer handles kept: what may run writes only the test's buffer): it
- * ends OK, INVALID (a known reason), SKIPPED or DEP_FAILED.
+ * ends OK, INVALID (a known reason), SKIPPED or DEP_FAILED; or, turned
+ * into a plain entry of the add kernel (flags and kernel random), with
+ * the faults a view or loop count of its own may give it.
  */
 static void fuzz_launch(struct __test_metadata *_metadata,
 			FIXTURE_DATA(rf) *self, uint64_t *seed)
@@ -1006,7 +1049,9 @@ static void fuzz_launch(struct __test_metadata *_metadata,
 	ASSERT_TRUE(c->info.status == PTO_STATUS_OK ||
 		    c->info.status == PTO_STATUS_INVALID ||
 		    c->info.status == PTO_STATUS_SKIPPED ||
-		    c->info.status == PTO_STATUS_DEP_FAILED)
+		    c->info.status == PTO_STATUS_DEP_FAILED ||
+		    c->info.status == PTO_STATUS_GM_FAULT ||
+		    c->info.status == PTO_STATUS_LOOP_FAULT)
 		TH_LOG("status %s", pto_status_name(c->info.status));
 	if (c->info.status == PTO_STATUS_INVALID)
 		ASSERT_GE(DRM_PTO_NPU_REASON_BINDING, (int)c->info.reason);
