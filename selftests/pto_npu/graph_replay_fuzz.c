@@ -491,13 +491,19 @@ TEST_F(rf, create_entries_size_not_slots)
 	refused(_metadata, self, -EINVAL, 0, NO_NODE, ANY);
 }
 
+/*
+ * Entries that do not add up to entries_size (uapi.rst: SLOTS): a slot
+ * left over after the last node (error_node ~0, detail the bytes the
+ * nodes took), or node 1's 3 slots past the end (node 1, detail 3).
+ */
 TEST_F(rf, create_entries_size_mismatch)
 {
 	gb_args(self->g, &self->c);
 	self->c.entries_size += DRM_PTO_NPU_SQ_SLOT_SIZE;
-	refused(_metadata, self, -EINVAL, 0, NO_NODE, ANY);
+	refused(_metadata, self, -EINVAL, DRM_PTO_NPU_REASON_SLOTS, NO_NODE,
+		self->g->size);
 	self->c.entries_size -= 2 * DRM_PTO_NPU_SQ_SLOT_SIZE;
-	refused(_metadata, self, -EINVAL, 0, NO_NODE, ANY);
+	refused(_metadata, self, -EINVAL, DRM_PTO_NPU_REASON_SLOTS, 1, 3);
 }
 
 /* Node 1 with a dependency (same slots: 2 tensors, 2 scalars, 1 dep). */
@@ -507,13 +513,13 @@ TEST_F(rf, create_node_with_deps)
 
 	gb_hdr(self->g, 1)->num_deps = 1;
 	body[2] = -1;
-	rec_refused(_metadata, self, DRM_PTO_NPU_REASON_GRAPH, 1, ANY);
+	rec_refused(_metadata, self, DRM_PTO_NPU_REASON_GRAPH, 1, 1);
 }
 
 TEST_F(rf, create_node_graph_flag)
 {
 	gb_hdr(self->g, 1)->flags |= DRM_PTO_NPU_TASK_F_GRAPH;
-	rec_refused(_metadata, self, DRM_PTO_NPU_REASON_GRAPH, 1, ANY);
+	rec_refused(_metadata, self, DRM_PTO_NPU_REASON_GRAPH, 1, 0);
 }
 
 TEST_F(rf, create_node_bad_kernel)
@@ -548,92 +554,106 @@ TEST_F(rf, create_node_predicate)
 	rec_refused(_metadata, self, DRM_PTO_NPU_REASON_PREDICATE, 2, ANY);
 }
 
-/* A bad edge, appended after the good one: error_node = 1, its index. */
+/*
+ * A bad edge, appended after the good one: error_node = 1, its index;
+ * GRAPH (detail 1: consumer outside the graph, else 0), or RESERVED for
+ * its pad or flags (uapi.rst).
+ */
 static void edge_refused(struct __test_metadata *_metadata,
 			 FIXTURE_DATA(rf) *self,
-			 struct drm_pto_npu_graph_edge e)
+			 struct drm_pto_npu_graph_edge e, uint32_t reason,
+			 uint64_t detail)
 {
 	self->g->edges[self->g->nedges++] = e;
-	rec_refused(_metadata, self, DRM_PTO_NPU_REASON_GRAPH, 1, ANY);
+	rec_refused(_metadata, self, reason, 1, detail);
 }
 
 TEST_F(rf, create_edge_backward)
 {
-	edge_refused(_metadata, self, (struct drm_pto_npu_graph_edge){ .producer = 1 });
+	edge_refused(_metadata, self, (struct drm_pto_npu_graph_edge){ .producer = 1 },
+		     DRM_PTO_NPU_REASON_GRAPH, 0);
 }
 
 TEST_F(rf, create_edge_to_itself)
 {
-	edge_refused(_metadata, self, (struct drm_pto_npu_graph_edge){ .producer = 1, .consumer = 1 });
+	edge_refused(_metadata, self, (struct drm_pto_npu_graph_edge){ .producer = 1, .consumer = 1 },
+		     DRM_PTO_NPU_REASON_GRAPH, 0);
 }
 
 TEST_F(rf, create_edge_consumer_out_of_range)
 {
-	edge_refused(_metadata, self, (struct drm_pto_npu_graph_edge){ .consumer = 2 });
+	edge_refused(_metadata, self, (struct drm_pto_npu_graph_edge){ .consumer = 2 },
+		     DRM_PTO_NPU_REASON_GRAPH, 1);
 }
 
 TEST_F(rf, create_edge_pad)
 {
 	edge_refused(_metadata, self,
-		     (struct drm_pto_npu_graph_edge){ 0, 1, 0, 1 });
+		     (struct drm_pto_npu_graph_edge){ 0, 1, 0, 1 },
+		     DRM_PTO_NPU_REASON_RESERVED, 0);
 }
 
 TEST_F(rf, create_edge_flags)
 {
 	edge_refused(_metadata, self,
-		     (struct drm_pto_npu_graph_edge){ 0, 1, 2, 0 });
+		     (struct drm_pto_npu_graph_edge){ 0, 1, 2, 0 },
+		     DRM_PTO_NPU_REASON_RESERVED, 0);
 }
 
-/* A bad binding, appended after the 5 good ones: error_node = 5. */
+/*
+ * A bad binding, appended after the 5 good ones: error_node = 5; detail
+ * (uapi.rst) 0: no such node or kind, 1: no such argument or parameter,
+ * 2: a second layout for its parameter.
+ */
 static void bind_refused(struct __test_metadata *_metadata,
 			 FIXTURE_DATA(rf) *self, uint32_t node, uint8_t kind,
-			 uint8_t arg, uint16_t param)
+			 uint8_t arg, uint16_t param, uint64_t detail)
 {
 	gb_bind(self->g, node, kind, arg, param, 1);
-	rec_refused(_metadata, self, DRM_PTO_NPU_REASON_BINDING, 5, ANY);
+	rec_refused(_metadata, self, DRM_PTO_NPU_REASON_BINDING, 5, detail);
 }
 
 TEST_F(rf, create_binding_node_out_of_range)
 {
-	bind_refused(_metadata, self, 2, DRM_PTO_NPU_BIND_TENSOR, 0, 0);
+	bind_refused(_metadata, self, 2, DRM_PTO_NPU_BIND_TENSOR, 0, 0, 0);
 }
 
 TEST_F(rf, create_binding_tensor_arg_out_of_range)
 {
-	bind_refused(_metadata, self, 0, DRM_PTO_NPU_BIND_TENSOR, 2, 0);
+	bind_refused(_metadata, self, 0, DRM_PTO_NPU_BIND_TENSOR, 2, 0, 1);
 }
 
 TEST_F(rf, create_binding_scalar_arg_out_of_range)
 {
-	bind_refused(_metadata, self, 1, DRM_PTO_NPU_BIND_SCALAR, 2, 0);
+	bind_refused(_metadata, self, 1, DRM_PTO_NPU_BIND_SCALAR, 2, 0, 1);
 }
 
 TEST_F(rf, create_binding_tensor_param_out_of_range)
 {
-	bind_refused(_metadata, self, 1, DRM_PTO_NPU_BIND_TENSOR, 0, 2);
+	bind_refused(_metadata, self, 1, DRM_PTO_NPU_BIND_TENSOR, 0, 2, 1);
 }
 
 TEST_F(rf, create_binding_scalar_param_out_of_range)
 {
-	bind_refused(_metadata, self, 1, DRM_PTO_NPU_BIND_SCALAR, 0, 1);
+	bind_refused(_metadata, self, 1, DRM_PTO_NPU_BIND_SCALAR, 0, 1, 1);
 }
 
 TEST_F(rf, create_binding_kind)
 {
-	bind_refused(_metadata, self, 1, 2, 0, 0);
+	bind_refused(_metadata, self, 1, 2, 0, 0, 0);
 }
 
-/* Parameter 2 (tensor) or 1 (scalar) declared, bound nowhere: detail = it. */
+/* Parameter 2 (tensor) or 1 (scalar) bound nowhere: error_node ~0, detail it. */
 TEST_F(rf, create_unused_tensor_param)
 {
 	self->g->ntp = 3;
-	rec_refused(_metadata, self, DRM_PTO_NPU_REASON_BINDING, ANY, 2);
+	rec_refused(_metadata, self, DRM_PTO_NPU_REASON_BINDING, NO_NODE, 2);
 }
 
 TEST_F(rf, create_unused_scalar_param)
 {
 	self->g->nsp = 2;
-	rec_refused(_metadata, self, DRM_PTO_NPU_REASON_BINDING, ANY, 1);
+	rec_refused(_metadata, self, DRM_PTO_NPU_REASON_BINDING, NO_NODE, 1);
 }
 
 /*
@@ -655,7 +675,7 @@ TEST_F(rf, create_param_uses_of_two_shapes)
 		TH_LOG("the [2, 32] node alone: reason %s",
 		       pto_reason_name(self->c.error_reason));
 	EXPECT_EQ(0, graph_destroy(self->fd, self->c.handle));
-	bind_refused(_metadata, self, 2, DRM_PTO_NPU_BIND_TENSOR, 0, 0);
+	bind_refused(_metadata, self, 2, DRM_PTO_NPU_BIND_TENSOR, 0, 0, 2);
 }
 
 TEST_F(rf, create_efault)
@@ -813,7 +833,9 @@ static void counts_refused(struct __test_metadata *_metadata,
 	pto_test_sqe_init(&e, 0, 0, 1, t, nt, s, ns, NULL, 0);
 	e.hdr.flags = DRM_PTO_NPU_TASK_F_GRAPH;
 	e.hdr.reserved[0] = self->graph;
-	launch_refused(_metadata, self, &e, DRM_PTO_NPU_REASON_BINDING, ANY);
+	/* uapi.rst: detail the expected count. */
+	launch_refused(_metadata, self, &e, DRM_PTO_NPU_REASON_BINDING,
+		       nt != 2 ? 2 : 1);
 }
 
 TEST_F(rf, launch_too_few_tensors)
@@ -869,9 +891,14 @@ TEST_F(rf, launch_unknown_handle)
 	struct pto_test_sqe e;
 
 	good(self, &e)->hdr.reserved[0] = self->graph + 1000;
-	launch_refused(_metadata, self, &e, DRM_PTO_NPU_REASON_GRAPH, ANY);
+	launch_refused(_metadata, self, &e, DRM_PTO_NPU_REASON_GRAPH, 0);
 	good(self, &e)->hdr.reserved[0] = 0;
-	launch_refused(_metadata, self, &e, DRM_PTO_NPU_REASON_GRAPH, ANY);
+	launch_refused(_metadata, self, &e, DRM_PTO_NPU_REASON_GRAPH, 0);
+	/* reserved[1..3] and a handle past 32 bits: RESERVED. */
+	good(self, &e)->hdr.reserved[0] |= 1ull << 32;
+	launch_refused(_metadata, self, &e, DRM_PTO_NPU_REASON_RESERVED, ANY);
+	good(self, &e)->hdr.reserved[2] = 1;
+	launch_refused(_metadata, self, &e, DRM_PTO_NPU_REASON_RESERVED, ANY);
 }
 
 TEST_F(rf, launch_kernels_set)
@@ -879,9 +906,9 @@ TEST_F(rf, launch_kernels_set)
 	struct pto_test_sqe e;
 
 	good(self, &e)->hdr.kernel_aiv = self->kadd;
-	launch_refused(_metadata, self, &e, DRM_PTO_NPU_REASON_GRAPH, ANY);
+	launch_refused(_metadata, self, &e, DRM_PTO_NPU_REASON_GRAPH, 1);
 	good(self, &e)->hdr.kernel_aic = self->kadd;
-	launch_refused(_metadata, self, &e, DRM_PTO_NPU_REASON_GRAPH, ANY);
+	launch_refused(_metadata, self, &e, DRM_PTO_NPU_REASON_GRAPH, 1);
 }
 
 TEST_F(rf, launch_block_num_split_slot_num)
@@ -889,11 +916,11 @@ TEST_F(rf, launch_block_num_split_slot_num)
 	struct pto_test_sqe e;
 
 	good(self, &e)->hdr.block_num = 2;
-	launch_refused(_metadata, self, &e, DRM_PTO_NPU_REASON_GRAPH, ANY);
+	launch_refused(_metadata, self, &e, DRM_PTO_NPU_REASON_GRAPH, 2);
 	good(self, &e)->hdr.split_mode = 1;
-	launch_refused(_metadata, self, &e, DRM_PTO_NPU_REASON_GRAPH, ANY);
+	launch_refused(_metadata, self, &e, DRM_PTO_NPU_REASON_GRAPH, 3);
 	good(self, &e)->hdr.slot_num = 1;
-	launch_refused(_metadata, self, &e, DRM_PTO_NPU_REASON_GRAPH, ANY);
+	launch_refused(_metadata, self, &e, DRM_PTO_NPU_REASON_GRAPH, 3);
 }
 
 TEST_F(rf, launch_sync_start_or_early_resolve)
