@@ -24,7 +24,11 @@ _Static_assert((int)PTO_REASON_SLOT_BUDGET ==
 			       (int)DRM_PTO_NPU_REASON_SYNC_START &&
 		       (int)PTO_REASON_DEP == (int)DRM_PTO_NPU_REASON_DEP &&
 		       (int)PTO_REASON_INFERRED_DEPS ==
-			       (int)DRM_PTO_NPU_REASON_INFERRED_DEPS,
+			       (int)DRM_PTO_NPU_REASON_INFERRED_DEPS &&
+		       (int)PTO_REASON_GRAPH == (int)DRM_PTO_NPU_REASON_GRAPH &&
+		       (int)PTO_REASON_BINDING == (int)DRM_PTO_NPU_REASON_BINDING &&
+		       (int)PTO_BLOCK_GRAPH == (int)DRM_PTO_NPU_CQE_F_GRAPH &&
+		       (int)PTO_BLOCK_NODE == (int)DRM_PTO_NPU_CQE_F_NODE,
 	       "public reasons mirror the uapi");
 _Static_assert(PTO_GRID_ALL_AIV == DRM_PTO_NPU_BLOCKS_ALL_AIV &&
 		       PTO_GRID_ALL_CLUSTERS == DRM_PTO_NPU_BLOCKS_ALL_CLUSTERS,
@@ -86,6 +90,10 @@ static const struct {
 				 "HARD syncall launch does not occupy every core of its type, or a SOFT syncall workspace under 16 elements" },
 	[PTO_REASON_INFERRED_DEPS] = { "INFERRED_DEPS",
 				       "more inferred dependencies than the device takes for one task" },
+	[PTO_REASON_GRAPH] = { "GRAPH",
+			       "graph launch or recorded edge the device refuses" },
+	[PTO_REASON_BINDING] = { "BINDING",
+				 "graph parameter binding does not match the recorded graph" },
 };
 
 PTO_API const char *pto_status_name(int status)

@@ -1296,7 +1296,9 @@ static void status_and_reason_names(void)
 	TAP_CHECK(!strcmp(pto_reason_name(PTO_REASON_SYNCALL), "SYNCALL"));
 	TAP_CHECK(!strcmp(pto_reason_name(PTO_REASON_INFERRED_DEPS),
 			  "INFERRED_DEPS"));
-	TAP_CHECK(!strcmp(pto_reason_name(20), "UNKNOWN"));
+	TAP_CHECK(!strcmp(pto_reason_name(PTO_REASON_GRAPH), "GRAPH"));
+	TAP_CHECK(!strcmp(pto_reason_name(PTO_REASON_BINDING), "BINDING"));
+	TAP_CHECK(!strcmp(pto_reason_name(22), "UNKNOWN"));
 	TAP_CHECK_EQ(PTO_GM_FAULT_TENSOR(FAULT_DETAIL), 1);
 	TAP_CHECK_EQ(PTO_GM_FAULT_ELEMENT(FAULT_DETAIL), 8192);
 }

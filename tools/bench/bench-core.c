@@ -447,6 +447,9 @@ static const struct bench_row rows_table[] = {
 	{ .n = 13, .run = row13_infer },
 	{ .n = 14, .run = row14_memory_model },
 	{ .n = 15, .run = row15_profile },
+	{ .n = 16, .run = row16_replay },
+	{ .n = 17, .run = row17_replay_node },
+	{ .n = 18, .run = row18_replay_launch },
 };
 
 static bool want_row(const char *rows, int pass, const struct bench_row *row)

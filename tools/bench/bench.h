@@ -201,6 +201,7 @@ int setup(struct bench *B);
 void teardown(struct bench *B);
 
 /* rows-overhead.c */
+double null_ioctl_us(struct bench *B, int n);
 int empty_batch(struct bench *B, struct row *r, unsigned int n,
 		const char *pfx, double *per_task_us);
 void row1_overhead(struct bench *B);
@@ -231,5 +232,10 @@ void row14_memory_model(struct bench *B);
 /* rows-contexts.c */
 void row11_processes(struct bench *B);
 void row12_start_delay(struct bench *B);
+
+/* rows-replay.c */
+void row16_replay(struct bench *B);
+void row17_replay_node(struct bench *B);
+void row18_replay_launch(struct bench *B);
 
 #endif /* PTO_BENCH_H */

@@ -6,7 +6,7 @@
 
 /* ------------------------------------------------------------ row 1 */
 
-static double null_ioctl_us(struct bench *B, int n)
+double null_ioctl_us(struct bench *B, int n)
 {
 	int fd = pto_device_fd(B->dev), i;
 	int64_t t0 = now_ns();

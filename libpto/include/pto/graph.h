@@ -367,6 +367,136 @@ PTO_API int pto_graph_hazard_str(const struct pto_graph *g, unsigned int i,
 PTO_API int pto_graph_first_error(const struct pto_graph *g, char *buf,
 				  size_t len);
 
+/* ------------------------------------------------------ graph replay */
+
+/*
+ * Graph replay (uapi 7): pto_graph_record() turns a graph into a device
+ * graph once (DRM_IOCTL_PTO_NPU_GRAPH_CREATE validates every node, edge
+ * and binding there); each pto_graph_launch() then runs all of it through
+ * ONE SQ entry, which binds the graph's parameters (tensors: buffer and
+ * offset of a view of the recorded layout; scalars) and posts ONE
+ * completion. Documentation/techniques/graph-replay.rst.
+ */
+
+struct pto_graph_exec;
+
+/**
+ * struct pto_graph_scalar_param - a scalar argument bound to a parameter
+ * @task: graph index of the task
+ * @scalar: index of its scalar argument (&pto_task_desc.scalars)
+ */
+struct pto_graph_scalar_param {
+	unsigned int task;
+	unsigned int scalar;
+};
+
+/**
+ * pto_graph_record() - record a graph on the device for replay
+ * @g: graph, at least one task
+ * @params: @nparams tensor parameters: every tensor argument of a task
+ *	    showing the same view as @params[i] (same buffer, byte offset,
+ *	    dtype, shape and strides) is bound to parameter i (the first
+ *	    such i); each parameter must be some task's argument
+ * @nparams: tensor parameters, up to the task tensor cap
+ * @sparams: @nsparams scalar arguments; @sparams[j] is bound to scalar
+ *	     parameter j
+ * @nsparams: scalar parameters
+ * @out: the recorded graph, NULL on failure
+ *
+ * Each task becomes a node (its entry as pto_graph_run() would send it,
+ * without dependencies; user_data its graph index), its named
+ * dependencies edges and its inferred ones order-only edges
+ * (DRM_PTO_NPU_GRAPH_EDGE_F_INFERRED). A tensor parameter's direction is
+ * the OR of its arguments' (&pto_task_desc.tensor_dirs). @g may be
+ * changed or freed afterwards; the recorded graph keeps its kernels and
+ * buffers alive on the device.
+ *
+ * Return: 0; -EINVAL with the refused node, edge or binding and the
+ * reason (pto_reason_name()) in pto_graph_error(); -E2BIG (over a
+ * count); -ENOSPC (the context's recorded nodes over the cap); -ENOTTY
+ * (a module older than uapi 7); -ENOMEM.
+ */
+PTO_API int pto_graph_record(struct pto_graph *g,
+			     const struct pto_tensor *const *params,
+			     unsigned int nparams,
+			     const struct pto_graph_scalar_param *sparams,
+			     unsigned int nsparams,
+			     struct pto_graph_exec **out);
+
+/**
+ * pto_graph_exec_nodes() - nodes of a recorded graph
+ * @x: recorded graph
+ *
+ * Return: its node count, 0 for NULL.
+ */
+PTO_API unsigned int pto_graph_exec_nodes(const struct pto_graph_exec *x);
+
+/**
+ * pto_graph_launch_push() - publish one launch entry without the doorbell
+ * @x: recorded graph
+ * @q: queue of its device
+ * @tensors: one tensor per tensor parameter, in parameter order, each of
+ *	     the parameter's recorded dtype, shape and strides (any buffer
+ *	     and offset); its direction is the recorded one
+ * @scalars: one value per scalar parameter
+ * @user_data: the launch CQE's user_data
+ *
+ * As pto_queue_push_task(): pto_queue_doorbell() hands it to the device.
+ *
+ * Return: 0; -EINVAL (a tensor of another layout or device); -EAGAIN (no
+ * room in the SQ now); -E2BIG.
+ */
+PTO_API int pto_graph_launch_push(struct pto_graph_exec *x,
+				  struct pto_queue *q,
+				  const struct pto_tensor *const *tensors,
+				  const int64_t *scalars, uint64_t user_data);
+
+/**
+ * pto_graph_launch() - launch a recorded graph: one entry, one doorbell
+ * @x: recorded graph
+ * @q: queue of its device
+ * @tensors: as pto_graph_launch_push()
+ * @scalars: as pto_graph_launch_push()
+ * @task_id: out: the launch's task id (its CQE's), or NULL
+ *
+ * Publishes the launch entry (user_data 0) and rings the doorbell, which
+ * also takes any entry published on @q before it.
+ *
+ * Return: 0; -EBUSY when the doorbell left the launch in the SQ (the
+ * device's in-flight cap: the next doorbell takes it; *@task_id is 0);
+ * or an error of pto_graph_launch_push() or pto_queue_doorbell().
+ */
+PTO_API int pto_graph_launch(struct pto_graph_exec *x, struct pto_queue *q,
+			     const struct pto_tensor *const *tensors,
+			     const int64_t *scalars, uint64_t *task_id);
+
+/**
+ * pto_graph_exec_wait() - wait for a launch's completion
+ * @q: the launch's queue
+ * @task_id: from pto_graph_launch()
+ * @timeout_ns: how long to wait; <= 0 for no limit
+ * @res: out: the launch's CQE (PTO_BLOCK_GRAPH | PTO_BLOCK_LAST): status
+ *	 the first failing node's (PTO_STATUS_SKIPPED nodes do not fail),
+ *	 block that node's index, reason and detail its, the timestamps
+ *	 spanning the launch; or NULL
+ *
+ * Completions of other tasks on @q reaped meanwhile are dropped, as are
+ * node completions (PTO_BLOCK_NODE) of a profiling queue.
+ *
+ * Return: 0 when the launch ended PTO_STATUS_OK, -EIO when it did not,
+ * -ETIME when @timeout_ns passed first, or the errno of a queue call.
+ */
+PTO_API int pto_graph_exec_wait(struct pto_queue *q, uint64_t task_id,
+				int64_t timeout_ns, struct pto_cqe *res);
+
+/**
+ * pto_graph_exec_free() - drop a recorded graph (GRAPH_DESTROY)
+ * @x: recorded graph, or NULL
+ *
+ * Launches already taken run to their end.
+ */
+PTO_API void pto_graph_exec_free(struct pto_graph_exec *x);
+
 #ifdef __cplusplus
 }
 #endif

@@ -286,6 +286,8 @@ enum pto_reason {
 	PTO_REASON_SLOT_BUDGET = 17,
 	PTO_REASON_SYNCALL = 18,
 	PTO_REASON_INFERRED_DEPS = 19,
+	PTO_REASON_GRAPH = 20,
+	PTO_REASON_BINDING = 21,
 };
 
 /**
@@ -320,6 +322,16 @@ PTO_API const char *pto_reason_name(int reason);
  * pto_queue_reap_hazards() returns it with the completion.
  */
 #define PTO_BLOCK_HAZARD (1U << 3)
+/**
+ * PTO_BLOCK_GRAPH - the completion of a graph launch (pto_graph_launch()),
+ * its only one: @block is the first failing node (0 if none failed).
+ */
+#define PTO_BLOCK_GRAPH (1U << 4)
+/**
+ * PTO_BLOCK_NODE - a completion of one node of a graph launch, on a
+ * profiling queue only, before the launch's own.
+ */
+#define PTO_BLOCK_NODE (1U << 5)
 
 /**
  * struct pto_block_info - what one block of a task did
