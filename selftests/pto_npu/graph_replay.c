@@ -29,20 +29,17 @@
 #include <sys/wait.h>
 
 #include "pto_test.h"
+#include "lib/pto_test_graph.h"
 
 #define RUN_TIMEOUT PTO_TEST_SEC(240)
 /* Every tensor of the add kernel: int32 [ROWS, COLS], TBYTES apart. */
-#define ROWS 4
-#define COLS 16
-#define TELEMS (ROWS * COLS)
-#define TBYTES (TELEMS * 4)
-#define SENTINEL (-7)
+#define ROWS PTO_TG_ROWS
+#define COLS PTO_TG_COLS
+#define TELEMS PTO_TG_TELEMS
+#define TBYTES PTO_TG_TBYTES
+#define SENTINEL PTO_TG_SENTINEL
 #define IN DRM_PTO_NPU_TENSOR_F_IN
 #define OUT DRM_PTO_NPU_TENSOR_F_OUT
-#define GB_MAX_NODES 128
-#define GB_MAX_EDGES 256
-#define GB_MAX_BINDS 64
-#define NODE_BYTES (PTO_TEST_SQE_MAX_SLOTS * DRM_PTO_NPU_SQ_SLOT_SIZE)
 /* The big graph: its special chain nodes, the syncall nodes' shape. */
 #define BIG_NODES 64
 #define SPMD_NODE 5
@@ -55,174 +52,10 @@
 /* Idle iterations that make a producer slow enough to be overtaken. */
 #define SLOW_SPIN 20000
 
-/* ------------------------------------------------------------ helpers */
-
-/* A graph being recorded: node entries back to back, edges, bindings. */
-struct gb {
-	uint32_t size, nodes, nedges, nbinds, ntp, nsp;
-	struct drm_pto_npu_graph_edge edges[GB_MAX_EDGES];
-	struct drm_pto_npu_graph_binding binds[GB_MAX_BINDS];
-	uint8_t ent[GB_MAX_NODES * NODE_BYTES];
-};
-
-static uint32_t gb_node(struct gb *g, const struct pto_test_sqe *e)
-{
-	size_t bytes = (size_t)e->hdr.num_slots * DRM_PTO_NPU_SQ_SLOT_SIZE;
-
-	memcpy(g->ent + g->size, e, bytes);
-	g->size += bytes;
-	return g->nodes++;
-}
-
-static void gb_edge(struct gb *g, uint32_t p, uint32_t c, uint32_t flags)
-{
-	g->edges[g->nedges++] = (struct drm_pto_npu_graph_edge){
-		.producer = p, .consumer = c, .flags = flags };
-}
-
-static void gb_bind(struct gb *g, uint32_t node, uint8_t kind, uint8_t arg,
-		    uint16_t param)
-{
-	uint32_t *n = kind == DRM_PTO_NPU_BIND_TENSOR ? &g->ntp : &g->nsp;
-
-	g->binds[g->nbinds++] = (struct drm_pto_npu_graph_binding){
-		.node = node, .kind = kind, .arg = arg, .param = param };
-	if (*n < param + 1u)
-		*n = param + 1u;
-}
-
-/* GRAPH_CREATE of @g: 0 or -errno; @c has the handle or the refusal. */
-static int gb_create(int fd, const struct gb *g,
-		     struct drm_pto_npu_graph_create *c)
-{
-	*c = (struct drm_pto_npu_graph_create){
-		.entries = (uintptr_t)g->ent, .edges = (uintptr_t)g->edges,
-		.bindings = (uintptr_t)g->binds, .entries_size = g->size,
-		.num_nodes = g->nodes, .num_edges = g->nedges,
-		.num_bindings = g->nbinds, .num_tensor_params = g->ntp,
-		.num_scalar_params = g->nsp,
-	};
-	return pto_test_ioctl(fd, DRM_IOCTL_PTO_NPU_GRAPH_CREATE, c);
-}
-
-static int graph_destroy(int fd, uint32_t handle)
-{
-	struct drm_pto_npu_graph_destroy d = { .handle = handle };
-
-	return pto_test_ioctl(fd, DRM_IOCTL_PTO_NPU_GRAPH_DESTROY, &d);
-}
-
-/* An int32 [ROWS, COLS] view at @off of buffer @h, direction @dir. */
-static struct drm_pto_npu_tensor_arg targ(uint32_t h, uint64_t off,
-					  uint16_t dir)
-{
-	struct drm_pto_npu_tensor_arg a = pto_test_targ(h, PTO_ISA_I32, off,
-							ROWS, COLS);
-
-	a.flags = dir;
-	return a;
-}
-
-/* An add-kernel entry: t1 = t0 + @add, after @spin idle iterations. */
-static void add_entry(struct pto_test_sqe *e, uint32_t k, uint32_t blocks,
-		      const struct drm_pto_npu_tensor_arg *t, uint32_t nt,
-		      int64_t add, int64_t spin,
-		      const struct drm_pto_npu_predicate *pred)
-{
-	int64_t s[2] = { add, spin };
-
-	pto_test_sqe_init_pred(e, k, 0, blocks, t, nt, s, 2, NULL, 0, pred);
-}
-
-/* A launch of graph @graph: its bindings, dependencies and predicate. */
-static void launch_init(struct pto_test_sqe *e, uint32_t graph,
-			const struct drm_pto_npu_tensor_arg *t, uint32_t nt,
-			const int64_t *s, uint32_t ns, const int64_t *deps,
-			uint32_t nd, const struct drm_pto_npu_predicate *pred)
-{
-	pto_test_sqe_init_pred(e, 0, 0, 1, t, nt, s, ns, deps, nd, pred);
-	e->hdr.flags |= DRM_PTO_NPU_TASK_F_GRAPH;
-	e->hdr.reserved[0] = graph;
-}
-
-/* The CQE a task ends with: LAST, and not a node's. */
-static int is_final(const struct pto_cqe *c)
-{
-	return (c->info.flags & PTO_BLOCK_LAST) &&
-	       !(c->info.flags & DRM_PTO_NPU_CQE_F_NODE);
-}
-
-static const struct pto_cqe *find_final(const struct pto_cqe *c, int n,
-					uint64_t id)
-{
-	int i;
-
-	for (i = 0; i < n; i++)
-		if (c[i].task_id == id && is_final(&c[i]))
-			return &c[i];
-	return NULL;
-}
-
-/* Pushes @n entries and rings once: 0 or -errno (-EIO: not all taken). */
-static int submit_entries(struct pto_queue *q, const struct pto_test_sqe *es,
-			  unsigned int n, uint64_t *ids)
-{
-	uint32_t consumed = 0;
-	uint64_t first = 0;
-	unsigned int i;
-	int ret;
-
-	for (i = 0; i < n; i++) {
-		ret = pto_queue_push_raw(q, &es[i], (size_t)es[i].hdr.num_slots *
-					 DRM_PTO_NPU_SQ_SLOT_SIZE);
-		if (ret)
-			return ret;
-	}
-	ret = pto_queue_doorbell(q, 0, 0, &consumed, &first);
-	if (ret || consumed != n)
-		return ret ? ret : -EIO;
-	for (i = 0; i < n; i++)
-		ids[i] = first + i;
-	return 0;
-}
-
-/* Reads CQEs into @cqes until @n final ones: the CQEs read, or -errno. */
-static int reap_entries(struct pto_queue *q, struct pto_cqe *cqes,
-			unsigned int cap, unsigned int n, int64_t timeout_ns)
-{
-	int64_t deadline = pto_test_now_ns() + timeout_ns;
-	unsigned int finals = 0, got = 0, i;
-	int ret, r;
-
-	while (finals < n) {
-		if (got == cap)
-			return -ENOSPC;
-		r = pto_queue_reap(q, cqes + got, cap - got);
-		if (r < 0)
-			return r;
-		for (i = got; i < got + (unsigned int)r; i++)
-			finals += is_final(&cqes[i]);
-		got += r;
-		if (r || finals >= n)
-			continue;
-		ret = pto_queue_wait(q, deadline);
-		if (ret == -ETIME && pto_test_now_ns() >= deadline)
-			return -ETIME;
-		if (ret && ret != -ETIME && ret != -EINTR)
-			return ret;
-	}
-	return (int)got;
-}
-
-/* submit_entries() then reap_entries(); @ids gets the task ids. */
-static int run_entries(struct pto_queue *q, const struct pto_test_sqe *es,
-		       unsigned int n, struct pto_cqe *cqes, unsigned int cap,
-		       uint64_t *ids, int64_t timeout_ns)
-{
-	int ret = submit_entries(q, es, n, ids);
-
-	return ret ? ret : reap_entries(q, cqes, cap, n, timeout_ns);
-}
+/*
+ * ------------------------------------------------------------ helpers
+ * (the shared ones: lib/pto_test_graph.c)
+ */
 
 /* A launch's CQE: LAST | GRAPH, not NODE, @status at node @block. */
 static void check_launch(struct __test_metadata *_metadata,
@@ -240,149 +73,6 @@ static void check_launch(struct __test_metadata *_metadata,
 	EXPECT_FALSE(!!(c->info.flags & DRM_PTO_NPU_CQE_F_NODE));
 	if (status == PTO_STATUS_OK)
 		EXPECT_LE(c->info.ts_dispatch, c->info.ts_finish);
-}
-
-static int32_t *bo_new(int fd, size_t size, uint32_t *h)
-{
-	void *p;
-
-	if (pto_test_bo_create(fd, size, h, NULL))
-		return NULL;
-	p = pto_test_bo_mmap(fd, *h, NULL);
-	return p == MAP_FAILED ? NULL : p;
-}
-
-static void fill(int32_t *p, size_t n, int32_t v)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		p[i] = v;
-}
-
-static int count_eq(const int32_t *p, size_t n, int32_t v)
-{
-	size_t i;
-	int k = 0;
-
-	for (i = 0; i < n; i++)
-		k += p[i] == v;
-	return k;
-}
-
-/*
- * The add kernel: for each row r of its blocks' share (r = block_idx +
- * i * block_num), t1[r, :] = t0[r, :] + ARG0, after ARG1 idle iterations.
- */
-static struct pto_kernel *build_add(struct pto_device *dev, char *err,
-				    size_t len)
-{
-	struct pto_kb *kb;
-	int t;
-
-	if (pto_kb_new(dev, PTO_CORE_AIV, &kb))
-		return NULL;
-	t = pto_kb_tile(kb, PTO_DTYPE_I32, PTO_BUF_UB, 1, COLS);
-	pto_kb_sreg(kb, 0, PTO_SREG_BLOCK_IDX);
-	pto_kb_sreg(kb, 1, PTO_SREG_BLOCK_NUM);
-	pto_kb_arg(kb, 2, 0);
-	pto_kb_arg(kb, 7, 1);
-	pto_kb_ldi(kb, 3, ROWS);
-	pto_kb_alu(kb, PTO_ALU_DIV, 3, 3, 1);
-	pto_kb_ldi(kb, 6, 0);
-	pto_kb_ldi(kb, 9, 0);
-	pto_kb_loop(kb, 8, 7);
-	pto_kb_alui(kb, PTO_ALU_ADD, 9, 9, 1);
-	pto_kb_endloop(kb);
-	pto_kb_loop(kb, 4, 3);
-	pto_kb_alu(kb, PTO_ALU_MUL, 5, 4, 1);
-	pto_kb_alu(kb, PTO_ALU_ADD, 5, 5, 0);
-	pto_kb_tload(kb, t, 0, 5, 6);
-	pto_kb_tbins(kb, PTO_TBIN_ADD, t, t, 2);
-	pto_kb_tstore(kb, t, 1, 5, 6);
-	pto_kb_endloop(kb);
-	pto_kb_end(kb);
-	return pto_test_kb_finish(kb, err, len);
-}
-
-/* A mixed pair: the AIC loads t0 and pushes it, the AIV pops, adds 1, stores t1. */
-static int build_mix(struct pto_device *dev, struct pto_kernel **aic,
-		     struct pto_kernel **aiv, char *err, size_t len)
-{
-	struct pto_kb *kb;
-	int t;
-
-	*aiv = NULL;
-	if (pto_kb_new(dev, PTO_CORE_AIC, &kb))
-		return -ENOMEM;
-	t = pto_kb_tile(kb, PTO_DTYPE_I32, PTO_BUF_L1, ROWS, COLS);
-	pto_kb_ldi(kb, 0, 0);
-	pto_kb_tload(kb, t, 0, 0, 0);
-	pto_kb_push(kb, t);
-	pto_kb_end(kb);
-	*aic = pto_test_kb_finish(kb, err, len);
-	if (!*aic || pto_kb_new(dev, PTO_CORE_AIV, &kb))
-		return -EINVAL;
-	t = pto_kb_tile(kb, PTO_DTYPE_I32, PTO_BUF_UB, ROWS, COLS);
-	pto_kb_ldi(kb, 0, 0);
-	pto_kb_pop(kb, t);
-	pto_kb_tbinsi(kb, PTO_TBIN_ADD, t, t, 1);
-	pto_kb_tstore(kb, t, 1, 0, 0);
-	pto_kb_end(kb);
-	*aiv = pto_test_kb_finish(kb, err, len);
-	return *aiv ? 0 : -EINVAL;
-}
-
-/*
- * The pipe graph: @n add nodes in a chain (named edges), each after @spin
- * idle iterations, node @spmd of 2 blocks; node 0 adds scalar parameter
- * 0 to tensor parameter 0 (IN), the others 1, the last writes tensor
- * parameter 1 (OUT): out = in + s + n - 1. Node i's user_data is 0x100 +
- * i. Recorded on buffers of its own, closed once recorded (the graph
- * holds them).
- */
-static int pipe_graph(int fd, uint32_t kadd, unsigned int n, int64_t spin,
-		      unsigned int spmd, struct drm_pto_npu_graph_create *c)
-{
-	struct gb *g = calloc(1, sizeof(*g));
-	struct drm_pto_npu_tensor_arg t[2];
-	struct pto_test_sqe e;
-	uint32_t hp, hs, i;
-	int ret;
-
-	if (!g || pto_test_bo_create(fd, 2 * TBYTES, &hp, NULL) ||
-	    pto_test_bo_create(fd, (uint64_t)n * TBYTES, &hs, NULL))
-		return -ENOMEM;
-	for (i = 0; i < n; i++) {
-		t[0] = i ? targ(hs, (i - 1) * TBYTES, IN) : targ(hp, 0, IN);
-		t[1] = i == n - 1 ? targ(hp, TBYTES, OUT) :
-				    targ(hs, i * TBYTES, OUT);
-		add_entry(&e, kadd, i == spmd ? 2 : 1, t, 2, 1, spin, NULL);
-		e.hdr.user_data = 0x100 + i;
-		gb_node(g, &e);
-		if (i)
-			gb_edge(g, i - 1, i, 0);
-	}
-	gb_bind(g, 0, DRM_PTO_NPU_BIND_TENSOR, 0, 0);
-	gb_bind(g, n - 1, DRM_PTO_NPU_BIND_TENSOR, 1, 1);
-	gb_bind(g, 0, DRM_PTO_NPU_BIND_SCALAR, 0, 0);
-	ret = gb_create(fd, g, c);
-	pto_test_gem_close(fd, hp);
-	pto_test_gem_close(fd, hs);
-	free(g);
-	return ret;
-}
-
-/* A launch of a pipe graph on views @in_off of @hin and @out_off of @hout. */
-static void pipe_launch(struct pto_test_sqe *e, uint32_t graph, uint32_t hin,
-			uint64_t in_off, uint32_t hout, uint64_t out_off,
-			int64_t s, const int64_t *deps, uint32_t nd,
-			const struct drm_pto_npu_predicate *pred)
-{
-	struct drm_pto_npu_tensor_arg t[2] = { targ(hin, in_off, IN),
-					       targ(hout, out_off, OUT) };
-
-	launch_init(e, graph, t, 2, &s, 1, deps, nd, pred);
 }
 
 FIXTURE(gr)
@@ -405,7 +95,7 @@ FIXTURE_SETUP(gr)
 	ASSERT_EQ(0, pto_test_limits(self->fd, &self->lim));
 	ASSERT_LT(0U, self->lim.max_graph_nodes) TH_LOG("no graph replay (uapi < 7)");
 	ASSERT_EQ(0, pto_test_queue_long(self->dev, 0, 0, &self->q));
-	self->k_add = build_add(self->dev, self->err, sizeof(self->err));
+	self->k_add = pto_tg_build_add(self->dev, self->err, sizeof(self->err));
 	ASSERT_NE(NULL, self->k_add) TH_LOG("add kernel: %s", self->err);
 	self->kadd = pto_kernel_handle(self->k_add);
 }
@@ -432,7 +122,7 @@ struct big {
  * and writes its own scratch slot (the last: tensor parameter 1); the
  * predicated node (gate: tensor parameter 2, [0, 0] != 0) adds in place.
  */
-static void big_chain(FIXTURE_DATA(gr) *self, struct gb *g, struct big *b)
+static void big_chain(FIXTURE_DATA(gr) *self, struct pto_gb *g, struct big *b)
 {
 	struct drm_pto_npu_predicate gate = { .tensor = 2, .op = PTO_CMP_NE };
 	struct drm_pto_npu_tensor_arg t[3];
@@ -442,33 +132,34 @@ static void big_chain(FIXTURE_DATA(gr) *self, struct gb *g, struct big *b)
 
 	for (i = 0; i < b->chain; i++) {
 		off = i == PRED_NODE ? prev : (uint64_t)i * TBYTES;
-		t[0] = i ? targ(b->hs, prev, IN) : targ(b->hp, 0, IN);
-		t[1] = i == last ? targ(b->hp, TBYTES, OUT) :
-				   targ(b->hs, off, OUT);
-		t[2] = targ(b->hp, 2 * TBYTES, IN);
+		t[0] = i ? pto_tg_targ(b->hs, prev, IN) : pto_tg_targ(b->hp, 0, IN);
+		t[1] = i == last ? pto_tg_targ(b->hp, TBYTES, OUT) :
+				   pto_tg_targ(b->hs, off, OUT);
+		t[2] = pto_tg_targ(b->hp, 2 * TBYTES, IN);
 		if (i == MIX_NODE)
 			pto_test_sqe_init(&e, pto_kernel_handle(b->k_aiv),
 					  pto_kernel_handle(b->k_aic), 1, t, 2,
 					  NULL, 0, NULL, 0);
 		else
-			add_entry(&e, self->kadd, i == SPMD_NODE ? 4 : 1, t,
-				  i == PRED_NODE ? 3 : 2, 1, 0,
-				  i == PRED_NODE ? &gate : NULL);
+			pto_tg_add_entry(&e, self->kadd,
+					 i == SPMD_NODE ? 4 : 1, t,
+					 i == PRED_NODE ? 3 : 2, 1, 0, NULL, 0,
+					 i == PRED_NODE ? &gate : NULL);
 		if (i == EARLY_NODE)
 			e.hdr.flags |= DRM_PTO_NPU_TASK_F_EARLY_RESOLVE;
-		gb_node(g, &e);
+		pto_gb_node(g, &e);
 		if (i)
-			gb_edge(g, i - 1, i, 0);
+			pto_gb_edge(g, i - 1, i, 0);
 		prev = off;
 	}
-	gb_bind(g, 0, DRM_PTO_NPU_BIND_TENSOR, 0, 0);
-	gb_bind(g, last, DRM_PTO_NPU_BIND_TENSOR, 1, 1);
-	gb_bind(g, PRED_NODE, DRM_PTO_NPU_BIND_TENSOR, 2, 2);
-	gb_bind(g, 0, DRM_PTO_NPU_BIND_SCALAR, 0, 0);
+	pto_gb_bind(g, 0, DRM_PTO_NPU_BIND_TENSOR, 0, 0);
+	pto_gb_bind(g, last, DRM_PTO_NPU_BIND_TENSOR, 1, 1);
+	pto_gb_bind(g, PRED_NODE, DRM_PTO_NPU_BIND_TENSOR, 2, 2);
+	pto_gb_bind(g, 0, DRM_PTO_NPU_BIND_SCALAR, 0, 0);
 }
 
 /* After node 0: a SOFT syncall node (4 blocks), then a HARD one (every AIV). */
-static void big_side(struct gb *g, struct big *b)
+static void big_side(struct pto_gb *g, struct big *b)
 {
 	struct drm_pto_npu_tensor_arg t[3] = {
 		pto_test_targ(b->hv, PTO_ISA_I32, 0, 1, SOFT_BLOCKS),
@@ -481,32 +172,32 @@ static void big_side(struct gb *g, struct big *b)
 
 	pto_test_sqe_init(&e, pto_kernel_handle(b->k_soft), 0, SOFT_BLOCKS, t,
 			  3, &used, 1, NULL, 0);
-	soft = gb_node(g, &e);
-	gb_edge(g, 0, soft, 0);
+	soft = pto_gb_node(g, &e);
+	pto_gb_edge(g, 0, soft, 0);
 	t[0] = pto_test_targ(b->hhv, PTO_ISA_I32, 0, 1, b->aiv);
 	t[1] = pto_test_targ(b->hhm, PTO_ISA_I32, 0, 1, b->aiv);
 	pto_test_sqe_init(&e, pto_kernel_handle(b->k_hard), 0,
 			  DRM_PTO_NPU_BLOCKS_ALL_AIV, t, 2, NULL, 0, NULL, 0);
 	e.hdr.flags = DRM_PTO_NPU_TASK_F_SYNC_START;
-	hard = gb_node(g, &e);
-	gb_edge(g, soft, hard, 0);
+	hard = pto_gb_node(g, &e);
+	pto_gb_edge(g, soft, hard, 0);
 }
 
 static void big_buffers(struct __test_metadata *_metadata,
 			FIXTURE_DATA(gr) *self, struct big *b)
 {
-	ASSERT_NE(NULL, b->pp = bo_new(self->fd, 3 * TBYTES, &b->hp));
-	ASSERT_NE(NULL, bo_new(self->fd, (size_t)b->chain * TBYTES, &b->hs));
-	ASSERT_NE(NULL, b->sv = bo_new(self->fd, 4096, &b->hv));
-	ASSERT_NE(NULL, b->sm = bo_new(self->fd, 4096, &b->hm));
-	ASSERT_NE(NULL, b->sw = bo_new(self->fd, 4096, &b->hw));
-	ASSERT_NE(NULL, b->hv_p = bo_new(self->fd, 4 * b->aiv, &b->hhv));
-	ASSERT_NE(NULL, b->hm_p = bo_new(self->fd, 4 * b->aiv, &b->hhm));
-	fill(b->pp, 3 * TELEMS, SENTINEL);
-	fill(b->sv, SOFT_BLOCKS, -1);
-	fill(b->sm, SOFT_BLOCKS, -1);
-	fill(b->hv_p, b->aiv, -1);
-	fill(b->hm_p, b->aiv, -1);
+	ASSERT_NE(NULL, b->pp = pto_tg_bo_new(self->fd, 3 * TBYTES, &b->hp));
+	ASSERT_NE(NULL, pto_tg_bo_new(self->fd, (size_t)b->chain * TBYTES, &b->hs));
+	ASSERT_NE(NULL, b->sv = pto_tg_bo_new(self->fd, 4096, &b->hv));
+	ASSERT_NE(NULL, b->sm = pto_tg_bo_new(self->fd, 4096, &b->hm));
+	ASSERT_NE(NULL, b->sw = pto_tg_bo_new(self->fd, 4096, &b->hw));
+	ASSERT_NE(NULL, b->hv_p = pto_tg_bo_new(self->fd, 4 * b->aiv, &b->hhv));
+	ASSERT_NE(NULL, b->hm_p = pto_tg_bo_new(self->fd, 4 * b->aiv, &b->hhm));
+	pto_tg_fill(b->pp, 3 * TELEMS, SENTINEL);
+	pto_tg_fill(b->sv, SOFT_BLOCKS, -1);
+	pto_tg_fill(b->sm, SOFT_BLOCKS, -1);
+	pto_tg_fill(b->hv_p, b->aiv, -1);
+	pto_tg_fill(b->hm_p, b->aiv, -1);
 	ASSERT_EQ(0, pto_test_build_rounds(self->dev, PTO_CORE_AIV,
 					   PTO_SYNC_SOFT, 2, 0, 1, SYNC_ROUNDS,
 					   &b->k_soft, self->err,
@@ -515,7 +206,7 @@ static void big_buffers(struct __test_metadata *_metadata,
 					   PTO_SYNC_HARD, PTO_SYNC_AIV, 0, 1,
 					   SYNC_ROUNDS, &b->k_hard, self->err,
 					   sizeof(self->err))) TH_LOG("%s", self->err);
-	ASSERT_EQ(0, build_mix(self->dev, &b->k_aic, &b->k_aiv, self->err,
+	ASSERT_EQ(0, pto_tg_build_mix(self->dev, &b->k_aic, &b->k_aiv, self->err,
 			       sizeof(self->err))) TH_LOG("%s", self->err);
 }
 
@@ -538,7 +229,7 @@ static void big_check(struct __test_metadata *_metadata, const struct big *b,
 				  out[BIG_OUT_BUF(l)][(l / 4) * TELEMS + k])
 				TH_LOG("launch %u element %u", l, k);
 	/* The recorded output and gate were bound away: never touched. */
-	EXPECT_EQ(2 * TELEMS, count_eq(b->pp + TELEMS, 2 * TELEMS, SENTINEL));
+	EXPECT_EQ(2 * TELEMS, pto_tg_count_eq(b->pp + TELEMS, 2 * TELEMS, SENTINEL));
 	for (blk = 0; blk < SOFT_BLOCKS; blk++) {
 		EXPECT_EQ(0, b->sm[blk]) TH_LOG("SOFT block %u", blk);
 		EXPECT_EQ(pto_test_round_val(SYNC_ROUNDS, 0, blk), b->sv[blk]);
@@ -566,24 +257,24 @@ static void big_launches(struct __test_metadata *_metadata,
 	int64_t dep = -1, s;
 	int32_t *gate;
 
-	ASSERT_NE(NULL, *in = bo_new(self->fd, BIG_LAUNCHES * TBYTES, &hin));
-	ASSERT_NE(NULL, gate = bo_new(self->fd, BIG_LAUNCHES * TBYTES, &hgate));
+	ASSERT_NE(NULL, *in = pto_tg_bo_new(self->fd, BIG_LAUNCHES * TBYTES, &hin));
+	ASSERT_NE(NULL, gate = pto_tg_bo_new(self->fd, BIG_LAUNCHES * TBYTES, &hgate));
 	for (k = 0; k < 4; k++) {
-		ASSERT_NE(NULL, out[k] = bo_new(self->fd, 5 * TBYTES, &hout[k]));
-		fill(out[k], 5 * TELEMS, SENTINEL);
+		ASSERT_NE(NULL, out[k] = pto_tg_bo_new(self->fd, 5 * TBYTES, &hout[k]));
+		pto_tg_fill(out[k], 5 * TELEMS, SENTINEL);
 	}
 	for (l = 0; l < BIG_LAUNCHES; l++) {
 		struct drm_pto_npu_tensor_arg t[3] = {
-			targ(hin, BIG_IN(l), IN),
-			targ(hout[BIG_OUT_BUF(l)], BIG_OUT(l), OUT),
-			targ(hgate, BIG_IN(l), IN),
+			pto_tg_targ(hin, BIG_IN(l), IN),
+			pto_tg_targ(hout[BIG_OUT_BUF(l)], BIG_OUT(l), OUT),
+			pto_tg_targ(hgate, BIG_IN(l), IN),
 		};
 
 		for (k = 0; k < TELEMS; k++)
 			(*in)[l * TELEMS + k] = (int32_t)(l * 1000 + k * 7);
 		gate[l * TELEMS] = BIG_GATE(l);
 		s = BIG_S(l);
-		launch_init(&es[l], graph, t, 3, &s, 1, &dep, !!l, NULL);
+		pto_tg_launch_init(&es[l], graph, t, 3, &s, 1, &dep, !!l, NULL);
 		es[l].hdr.user_data = 0x5000 + l;
 	}
 }
@@ -592,7 +283,7 @@ TEST_F_TIMEOUT(gr, replay_big_graph, 900)
 {
 	struct big b = { .aiv = pto_available_aiv_count(self->dev) };
 	struct pto_test_sqe *es = calloc(BIG_LAUNCHES, sizeof(*es));
-	struct gb *g = calloc(1, sizeof(*g));
+	struct pto_gb *g = calloc(1, sizeof(*g));
 	uint64_t ids[BIG_LAUNCHES];
 	int32_t *in, *out[4];
 	struct pto_cqe *cqes;
@@ -607,7 +298,7 @@ TEST_F_TIMEOUT(gr, replay_big_graph, 900)
 	big_buffers(_metadata, self, &b);
 	big_chain(self, g, &b);
 	big_side(g, &b);
-	ASSERT_EQ(0, gb_create(self->fd, g, &self->c))
+	ASSERT_EQ(0, pto_gb_create(self->fd, g, &self->c))
 		TH_LOG("node %u reason %s detail %llu", self->c.error_node,
 		       pto_reason_name(self->c.error_reason),
 		       (unsigned long long)self->c.error_detail);
@@ -620,18 +311,18 @@ TEST_F_TIMEOUT(gr, replay_big_graph, 900)
 	big_launches(_metadata, self, self->c.handle, es, &in, out);
 	cap = BIG_LAUNCHES * (b.chain * 8 + b.aiv + 16);
 	ASSERT_NE(NULL, cqes = calloc(cap, sizeof(*cqes)));
-	n = run_entries(self->q, es, BIG_LAUNCHES, cqes, cap, ids, RUN_TIMEOUT);
+	n = pto_tg_run(self->q, es, BIG_LAUNCHES, cqes, cap, ids, RUN_TIMEOUT);
 	ASSERT_LT(0, n) TH_LOG("run: %s", strerror(-n));
 	if (!pto_queue_profiling(self->q))
 		EXPECT_EQ(BIG_LAUNCHES, n) TH_LOG("one CQE per launch");
 	for (l = 0; l < BIG_LAUNCHES; l++) {
-		const struct pto_cqe *c = find_final(cqes, n, ids[l]);
+		const struct pto_cqe *c = pto_tg_find_final(cqes, n, ids[l]);
 
 		check_launch(_metadata, c, PTO_STATUS_OK, 0);
 		EXPECT_EQ(0x5000 + l, c->user_data);
 	}
 	big_check(_metadata, &b, in, out);
-	EXPECT_EQ(0, graph_destroy(self->fd, self->c.handle));
+	EXPECT_EQ(0, pto_tg_destroy(self->fd, self->c.handle));
 	free(cqes);
 	free(es);
 	free(g);
@@ -657,26 +348,26 @@ static void deps_through(struct __test_metadata *_metadata,
 	uint64_t ids[3];
 	int n;
 
-	ASSERT_EQ(0, pipe_graph(self->fd, self->kadd, 3, SLOW_SPIN, ~0u, &self->c));
-	ASSERT_NE(NULL, x0 = bo_new(self->fd, TBYTES, &h0));
-	ASSERT_NE(NULL, x = bo_new(self->fd, TBYTES, &hx));
-	ASSERT_NE(NULL, y = bo_new(self->fd, TBYTES, &hy));
-	ASSERT_NE(NULL, z = bo_new(self->fd, TBYTES, &hz));
+	ASSERT_EQ(0, pto_tg_pipe_graph(self->fd, self->kadd, 3, SLOW_SPIN, ~0u, &self->c));
+	ASSERT_NE(NULL, x0 = pto_tg_bo_new(self->fd, TBYTES, &h0));
+	ASSERT_NE(NULL, x = pto_tg_bo_new(self->fd, TBYTES, &hx));
+	ASSERT_NE(NULL, y = pto_tg_bo_new(self->fd, TBYTES, &hy));
+	ASSERT_NE(NULL, z = pto_tg_bo_new(self->fd, TBYTES, &hz));
 	for (k = 0; k < TELEMS; k++)
 		x0[k] = (int32_t)(3 * k + 1);
-	t[0] = targ(h0, 0, din);
-	t[1] = targ(hx, 0, dout);
-	add_entry(&es[0], self->kadd, 1, t, 2, 5, 4 * SLOW_SPIN, NULL);
-	pipe_launch(&es[1], self->c.handle, hx, 0, hy, 0, 7, &dep, named, NULL);
-	t[0] = targ(hy, 0, din);
-	t[1] = targ(hz, 0, dout);
+	t[0] = pto_tg_targ(h0, 0, din);
+	t[1] = pto_tg_targ(hx, 0, dout);
+	pto_tg_add_entry(&es[0], self->kadd, 1, t, 2, 5, 4 * SLOW_SPIN, NULL, 0, NULL);
+	pto_tg_pipe_launch(&es[1], self->c.handle, hx, 0, hy, 0, 7, &dep, named, NULL);
+	t[0] = pto_tg_targ(hy, 0, din);
+	t[1] = pto_tg_targ(hz, 0, dout);
 	pto_test_sqe_init_pred(&es[2], self->kadd, 0, 1, t, 2, sc, 2, &dep,
 			       named, NULL);
-	n = run_entries(self->q, es, 3, cqes, 64, ids, RUN_TIMEOUT);
+	n = pto_tg_run(self->q, es, 3, cqes, 64, ids, RUN_TIMEOUT);
 	ASSERT_LT(0, n) TH_LOG("run: %s", strerror(-n));
-	a = find_final(cqes, n, ids[0]);
-	l = find_final(cqes, n, ids[1]);
-	c = find_final(cqes, n, ids[2]);
+	a = pto_tg_find_final(cqes, n, ids[0]);
+	l = pto_tg_find_final(cqes, n, ids[1]);
+	c = pto_tg_find_final(cqes, n, ids[2]);
 	ASSERT_NE(NULL, a);
 	ASSERT_NE(NULL, c);
 	check_launch(_metadata, l, PTO_STATUS_OK, 0);
@@ -688,7 +379,7 @@ static void deps_through(struct __test_metadata *_metadata,
 	EXPECT_LE(l->info.ts_finish, c->info.ts_dispatch);
 	for (k = 0; k < TELEMS; k++)
 		EXPECT_EQ(x0[k] + 25, z[k]) TH_LOG("element %u", k);
-	EXPECT_EQ(0, graph_destroy(self->fd, self->c.handle));
+	EXPECT_EQ(0, pto_tg_destroy(self->fd, self->c.handle));
 }
 
 TEST_F(gr, deps_inferred_into_and_out_of_launch)
@@ -707,41 +398,41 @@ TEST_F(gr, deps_named_into_and_out_of_launch)
  * and never writes the output; node 3 (an inferred edge from 1) still
  * runs; the launch ends GM_FAULT, block 1; an entry on it DEP_FAILED.
  */
-static void fault_graph(FIXTURE_DATA(gr) *self, struct gb *g, uint32_t hp,
+static void fault_graph(FIXTURE_DATA(gr) *self, struct pto_gb *g, uint32_t hp,
 			uint32_t hs, uint32_t hside, struct pto_test_sqe *bad)
 {
 	struct drm_pto_npu_tensor_arg t[2];
 	struct pto_test_sqe e;
 
-	t[0] = targ(hp, 0, IN);
-	t[1] = targ(hs, 0, OUT);
-	add_entry(&e, self->kadd, 1, t, 2, 1, 0, NULL);
-	gb_node(g, &e);
+	t[0] = pto_tg_targ(hp, 0, IN);
+	t[1] = pto_tg_targ(hs, 0, OUT);
+	pto_tg_add_entry(&e, self->kadd, 1, t, 2, 1, 0, NULL, 0, NULL);
+	pto_gb_node(g, &e);
 	t[0] = pto_test_targ(hs, PTO_ISA_I32, 0, 1, COLS);
 	t[0].flags = IN;
-	t[1] = targ(hs, TBYTES, OUT);
-	add_entry(bad, self->kadd, 1, t, 2, 1, 0, NULL);
-	gb_node(g, bad);
-	t[0] = targ(hs, TBYTES, IN);
-	t[1] = targ(hp, TBYTES, OUT);
-	add_entry(&e, self->kadd, 1, t, 2, 1, 0, NULL);
-	gb_node(g, &e);
-	t[0] = targ(hs, 0, IN);
-	t[1] = targ(hside, 0, OUT);
-	add_entry(&e, self->kadd, 1, t, 2, 1, 0, NULL);
-	gb_node(g, &e);
-	gb_edge(g, 0, 1, 0);
-	gb_edge(g, 1, 2, 0);
-	gb_edge(g, 0, 3, 0);
-	gb_edge(g, 1, 3, DRM_PTO_NPU_GRAPH_EDGE_F_INFERRED);
-	gb_bind(g, 0, DRM_PTO_NPU_BIND_TENSOR, 0, 0);
-	gb_bind(g, 2, DRM_PTO_NPU_BIND_TENSOR, 1, 1);
-	gb_bind(g, 0, DRM_PTO_NPU_BIND_SCALAR, 0, 0);
+	t[1] = pto_tg_targ(hs, TBYTES, OUT);
+	pto_tg_add_entry(bad, self->kadd, 1, t, 2, 1, 0, NULL, 0, NULL);
+	pto_gb_node(g, bad);
+	t[0] = pto_tg_targ(hs, TBYTES, IN);
+	t[1] = pto_tg_targ(hp, TBYTES, OUT);
+	pto_tg_add_entry(&e, self->kadd, 1, t, 2, 1, 0, NULL, 0, NULL);
+	pto_gb_node(g, &e);
+	t[0] = pto_tg_targ(hs, 0, IN);
+	t[1] = pto_tg_targ(hside, 0, OUT);
+	pto_tg_add_entry(&e, self->kadd, 1, t, 2, 1, 0, NULL, 0, NULL);
+	pto_gb_node(g, &e);
+	pto_gb_edge(g, 0, 1, 0);
+	pto_gb_edge(g, 1, 2, 0);
+	pto_gb_edge(g, 0, 3, 0);
+	pto_gb_edge(g, 1, 3, DRM_PTO_NPU_GRAPH_EDGE_F_INFERRED);
+	pto_gb_bind(g, 0, DRM_PTO_NPU_BIND_TENSOR, 0, 0);
+	pto_gb_bind(g, 2, DRM_PTO_NPU_BIND_TENSOR, 1, 1);
+	pto_gb_bind(g, 0, DRM_PTO_NPU_BIND_SCALAR, 0, 0);
 }
 
 TEST_F(gr, node_fault_fails_launch_and_consumers)
 {
-	struct gb *g = calloc(1, sizeof(*g));
+	struct pto_gb *g = calloc(1, sizeof(*g));
 	uint32_t hp, hs, hside, hin, hout, hz, k;
 	int32_t *in, *out, *side, *z;
 	struct pto_test_sqe bad, es[2];
@@ -755,16 +446,16 @@ TEST_F(gr, node_fault_fails_launch_and_consumers)
 	ASSERT_NE(NULL, g);
 	ASSERT_EQ(0, pto_test_bo_create(self->fd, 2 * TBYTES, &hp, NULL));
 	ASSERT_EQ(0, pto_test_bo_create(self->fd, 2 * TBYTES, &hs, NULL));
-	ASSERT_NE(NULL, side = bo_new(self->fd, TBYTES, &hside));
-	ASSERT_NE(NULL, in = bo_new(self->fd, TBYTES, &hin));
-	ASSERT_NE(NULL, out = bo_new(self->fd, TBYTES, &hout));
-	ASSERT_NE(NULL, z = bo_new(self->fd, TBYTES, &hz));
-	fill(out, TELEMS, SENTINEL);
-	fill(z, TELEMS, SENTINEL);
+	ASSERT_NE(NULL, side = pto_tg_bo_new(self->fd, TBYTES, &hside));
+	ASSERT_NE(NULL, in = pto_tg_bo_new(self->fd, TBYTES, &hin));
+	ASSERT_NE(NULL, out = pto_tg_bo_new(self->fd, TBYTES, &hout));
+	ASSERT_NE(NULL, z = pto_tg_bo_new(self->fd, TBYTES, &hz));
+	pto_tg_fill(out, TELEMS, SENTINEL);
+	pto_tg_fill(z, TELEMS, SENTINEL);
 	for (k = 0; k < TELEMS; k++)
 		in[k] = (int32_t)(k + 40);
 	fault_graph(self, g, hp, hs, hside, &bad);
-	ASSERT_EQ(0, gb_create(self->fd, g, &self->c))
+	ASSERT_EQ(0, pto_gb_create(self->fd, g, &self->c))
 		TH_LOG("node %u reason %s", self->c.error_node,
 		       pto_reason_name(self->c.error_reason));
 	/* The faulting node as a plain entry: the detail a launch repeats. */
@@ -772,24 +463,24 @@ TEST_F(gr, node_fault_fails_launch_and_consumers)
 				    DRM_PTO_NPU_SQ_SLOT_SIZE, cqes, 64,
 				    RUN_TIMEOUT, &id);
 	ASSERT_LT(0, n);
-	ASSERT_NE(NULL, c = find_final(cqes, n, id));
+	ASSERT_NE(NULL, c = pto_tg_find_final(cqes, n, id));
 	ref = *c;
 	ASSERT_EQ(PTO_STATUS_GM_FAULT, ref.info.status);
 	EXPECT_EQ(0U, PTO_GM_FAULT_TENSOR(ref.info.detail));
-	pipe_launch(&es[0], self->c.handle, hin, 0, hout, 0, 9, NULL, 0, NULL);
-	t[0] = targ(hout, 0, IN);
-	t[1] = targ(hz, 0, OUT);
+	pto_tg_pipe_launch(&es[0], self->c.handle, hin, 0, hout, 0, 9, NULL, 0, NULL);
+	t[0] = pto_tg_targ(hout, 0, IN);
+	t[1] = pto_tg_targ(hz, 0, OUT);
 	pto_test_sqe_init_pred(&es[1], self->kadd, 0, 1, t, 2, sc, 2, &dep, 1,
 			       NULL);
-	n = run_entries(self->q, es, 2, cqes, 64, ids, RUN_TIMEOUT);
+	n = pto_tg_run(self->q, es, 2, cqes, 64, ids, RUN_TIMEOUT);
 	ASSERT_LT(0, n) TH_LOG("run: %s", strerror(-n));
-	c = find_final(cqes, n, ids[0]);
+	c = pto_tg_find_final(cqes, n, ids[0]);
 	check_launch(_metadata, c, PTO_STATUS_GM_FAULT, 1);
 	EXPECT_EQ(ref.info.detail, c->info.detail);
-	ASSERT_NE(NULL, c = find_final(cqes, n, ids[1]));
+	ASSERT_NE(NULL, c = pto_tg_find_final(cqes, n, ids[1]));
 	EXPECT_EQ(PTO_STATUS_DEP_FAILED, c->info.status);
-	EXPECT_EQ(TELEMS, count_eq(out, TELEMS, SENTINEL)) TH_LOG("node 2 ran");
-	EXPECT_EQ(TELEMS, count_eq(z, TELEMS, SENTINEL));
+	EXPECT_EQ(TELEMS, pto_tg_count_eq(out, TELEMS, SENTINEL)) TH_LOG("node 2 ran");
+	EXPECT_EQ(TELEMS, pto_tg_count_eq(z, TELEMS, SENTINEL));
 	for (k = 0; k < TELEMS; k++)
 		EXPECT_EQ(in[k] + 9 + 1, side[k]) TH_LOG("node 3, element %u", k);
 	pto_test_gem_close(self->fd, hp);
@@ -814,7 +505,7 @@ static void prof_check(struct __test_metadata *_metadata,
 		if (c->task_id != id)
 			continue;
 		ASSERT_FALSE(seen_final) TH_LOG("CQE %d after the launch's", i);
-		if (is_final(c)) {
+		if (pto_tg_is_final(c)) {
 			EXPECT_EQ(3U, node) TH_LOG("launch CQE before node %u's", node);
 			EXPECT_EQ(user_data, c->user_data);
 			check_launch(_metadata, c, PTO_STATUS_OK, 0);
@@ -851,24 +542,24 @@ TEST_F(gr, profiling_node_cqes)
 	int n;
 
 	ASSERT_EQ(0, pto_test_queue_prof(self->dev, &qp));
-	ASSERT_EQ(0, pipe_graph(self->fd, self->kadd, 3, 0, 1, &self->c));
-	ASSERT_NE(NULL, in = bo_new(self->fd, 3 * TBYTES, &hin));
-	ASSERT_NE(NULL, out = bo_new(self->fd, 3 * TBYTES, &hout));
+	ASSERT_EQ(0, pto_tg_pipe_graph(self->fd, self->kadd, 3, 0, 1, &self->c));
+	ASSERT_NE(NULL, in = pto_tg_bo_new(self->fd, 3 * TBYTES, &hin));
+	ASSERT_NE(NULL, out = pto_tg_bo_new(self->fd, 3 * TBYTES, &hout));
 	for (k = 0; k < 3 * TELEMS; k++)
 		in[k] = (int32_t)k - 20;
 	for (l = 0; l < 3; l++) {
-		pipe_launch(&es[l], self->c.handle, hin, l * TBYTES, hout,
+		pto_tg_pipe_launch(&es[l], self->c.handle, hin, l * TBYTES, hout,
 			    l * TBYTES, 10 * l, &dep, !!l, NULL);
 		es[l].hdr.user_data = 0xabc0 + l;
 	}
-	n = run_entries(qp, es, 3, cqes, 64, ids, RUN_TIMEOUT);
+	n = pto_tg_run(qp, es, 3, cqes, 64, ids, RUN_TIMEOUT);
 	ASSERT_LT(0, n) TH_LOG("run: %s", strerror(-n));
 	EXPECT_EQ(3 * (1 + 2 + 1 + 1), n);
 	for (l = 0; l < 3; l++)
 		prof_check(_metadata, cqes, n, ids[l], 0xabc0 + l);
 	for (k = 0; k < 3 * TELEMS; k++)
 		EXPECT_EQ(in[k] + (int32_t)(10 * (k / TELEMS)) + 2, out[k]);
-	EXPECT_EQ(0, graph_destroy(self->fd, self->c.handle));
+	EXPECT_EQ(0, pto_tg_destroy(self->fd, self->c.handle));
 	EXPECT_EQ(0, pto_queue_destroy(qp));
 }
 
@@ -890,29 +581,29 @@ TEST_F_TIMEOUT(gr, destroy_while_in_flight, 600)
 	int64_t dep = -1;
 	int n;
 
-	ASSERT_EQ(0, pipe_graph(self->fd, self->kadd, 4, 2000, ~0u, &self->c));
-	ASSERT_NE(NULL, in = bo_new(self->fd, FLIGHT * TBYTES, &hin));
-	ASSERT_NE(NULL, out = bo_new(self->fd, FLIGHT * TBYTES, &hout));
+	ASSERT_EQ(0, pto_tg_pipe_graph(self->fd, self->kadd, 4, 2000, ~0u, &self->c));
+	ASSERT_NE(NULL, in = pto_tg_bo_new(self->fd, FLIGHT * TBYTES, &hin));
+	ASSERT_NE(NULL, out = pto_tg_bo_new(self->fd, FLIGHT * TBYTES, &hout));
 	for (k = 0; k < FLIGHT * TELEMS; k++)
 		in[k] = (int32_t)k;
 	for (l = 0; l < FLIGHT; l++)
-		pipe_launch(&es[l], self->c.handle, hin, l * TBYTES, hout,
+		pto_tg_pipe_launch(&es[l], self->c.handle, hin, l * TBYTES, hout,
 			    l * TBYTES, l, &dep, !!l, NULL);
-	ASSERT_EQ(0, submit_entries(self->q, es, FLIGHT, ids));
-	EXPECT_EQ(0, graph_destroy(self->fd, self->c.handle));
-	EXPECT_EQ(-ENOENT, graph_destroy(self->fd, self->c.handle));
-	n = reap_entries(self->q, cqes, FLIGHT * 8, FLIGHT, RUN_TIMEOUT);
+	ASSERT_EQ(0, pto_tg_submit(self->q, es, FLIGHT, NULL, ids));
+	EXPECT_EQ(0, pto_tg_destroy(self->fd, self->c.handle));
+	EXPECT_EQ(-ENOENT, pto_tg_destroy(self->fd, self->c.handle));
+	n = pto_tg_reap(self->q, cqes, FLIGHT * 8, FLIGHT, RUN_TIMEOUT);
 	ASSERT_LT(0, n) TH_LOG("reap: %s", strerror(-n));
 	for (l = 0; l < FLIGHT; l++)
-		check_launch(_metadata, find_final(cqes, n, ids[l]),
+		check_launch(_metadata, pto_tg_find_final(cqes, n, ids[l]),
 			     PTO_STATUS_OK, 0);
 	for (k = 0; k < FLIGHT * TELEMS; k++)
 		EXPECT_EQ(in[k] + (int32_t)(k / TELEMS) + 3, out[k]);
-	n = run_entries(self->q, es, 1, cqes, 8, ids, RUN_TIMEOUT);
+	n = pto_tg_run(self->q, es, 1, cqes, 8, ids, RUN_TIMEOUT);
 	ASSERT_LT(0, n);
-	ASSERT_NE(NULL, find_final(cqes, n, ids[0]));
-	EXPECT_EQ(PTO_STATUS_INVALID, find_final(cqes, n, ids[0])->info.status);
-	EXPECT_EQ(DRM_PTO_NPU_REASON_GRAPH, find_final(cqes, n, ids[0])->info.reason);
+	ASSERT_NE(NULL, pto_tg_find_final(cqes, n, ids[0]));
+	EXPECT_EQ(PTO_STATUS_INVALID, pto_tg_find_final(cqes, n, ids[0])->info.status);
+	EXPECT_EQ(DRM_PTO_NPU_REASON_GRAPH, pto_tg_find_final(cqes, n, ids[0])->info.reason);
 }
 
 /* Buffers the device holds, all contexts (QUERY_MEMORY), or -1. */
@@ -943,17 +634,17 @@ static int close_child(int wr)
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (!es || pto_test_dev_open(&dev) || pto_test_queue_long(dev, 0, 0, &q))
 		return 2;
-	k = build_add(dev, err, sizeof(err));
-	if (!k || pipe_graph(pto_device_fd(dev), pto_kernel_handle(k), 8,
+	k = pto_tg_build_add(dev, err, sizeof(err));
+	if (!k || pto_tg_pipe_graph(pto_device_fd(dev), pto_kernel_handle(k), 8,
 			     100000, ~0u, &c))
 		return 3;
-	if (!bo_new(pto_device_fd(dev), TBYTES, &hin) ||
-	    !bo_new(pto_device_fd(dev), 64 * TBYTES, &hout))
+	if (!pto_tg_bo_new(pto_device_fd(dev), TBYTES, &hin) ||
+	    !pto_tg_bo_new(pto_device_fd(dev), 64 * TBYTES, &hout))
 		return 4;
 	for (l = 0; l < 64; l++)
-		pipe_launch(&es[l], c.handle, hin, 0, hout, l * TBYTES, l,
+		pto_tg_pipe_launch(&es[l], c.handle, hin, 0, hout, l * TBYTES, l,
 			    &dep, !!l, NULL);
-	if (submit_entries(q, es, 64, ids))
+	if (pto_tg_submit(q, es, 64, NULL, ids))
 		return 5;
 	return write(wr, "R", 1) == 1 ? 0 : 6;
 }
@@ -993,19 +684,19 @@ TEST_F_TIMEOUT(gr, close_while_in_flight, 600)
 	while (device_bos(self->fd) != before && pto_test_now_ns() < deadline)
 		usleep(10000);
 	EXPECT_EQ(before, device_bos(self->fd)) TH_LOG("the closed context's buffers");
-	ASSERT_EQ(0, pipe_graph(self->fd, self->kadd, 3, 0, ~0u, &self->c));
-	ASSERT_NE(NULL, in = bo_new(self->fd, TBYTES, &hin));
-	ASSERT_NE(NULL, out = bo_new(self->fd, 2 * TBYTES, &hout));
+	ASSERT_EQ(0, pto_tg_pipe_graph(self->fd, self->kadd, 3, 0, ~0u, &self->c));
+	ASSERT_NE(NULL, in = pto_tg_bo_new(self->fd, TBYTES, &hin));
+	ASSERT_NE(NULL, out = pto_tg_bo_new(self->fd, 2 * TBYTES, &hout));
 	for (k = 0; k < TELEMS; k++)
 		in[k] = (int32_t)k * 2;
-	pipe_launch(&es[0], self->c.handle, hin, 0, hout, 0, 4, NULL, 0, NULL);
-	t[0] = targ(hin, 0, IN);
-	t[1] = targ(hout, TBYTES, OUT);
-	add_entry(&es[1], self->kadd, 1, t, 2, 9, 0, NULL);
-	n = run_entries(self->q, es, 2, cqes, 16, ids, RUN_TIMEOUT);
+	pto_tg_pipe_launch(&es[0], self->c.handle, hin, 0, hout, 0, 4, NULL, 0, NULL);
+	t[0] = pto_tg_targ(hin, 0, IN);
+	t[1] = pto_tg_targ(hout, TBYTES, OUT);
+	pto_tg_add_entry(&es[1], self->kadd, 1, t, 2, 9, 0, NULL, 0, NULL);
+	n = pto_tg_run(self->q, es, 2, cqes, 16, ids, RUN_TIMEOUT);
 	ASSERT_LT(0, n) TH_LOG("run: %s", strerror(-n));
-	check_launch(_metadata, find_final(cqes, n, ids[0]), PTO_STATUS_OK, 0);
-	EXPECT_EQ(PTO_STATUS_OK, find_final(cqes, n, ids[1])->info.status);
+	check_launch(_metadata, pto_tg_find_final(cqes, n, ids[0]), PTO_STATUS_OK, 0);
+	EXPECT_EQ(PTO_STATUS_OK, pto_tg_find_final(cqes, n, ids[1])->info.status);
 	for (k = 0; k < TELEMS; k++) {
 		EXPECT_EQ(in[k] + 4 + 2, out[k]);
 		EXPECT_EQ(in[k] + 9, out[TELEMS + k]);
@@ -1031,22 +722,22 @@ TEST_F_TIMEOUT(gr, ten_thousand_launches, 1800)
 
 	ASSERT_NE(NULL, es);
 	ASSERT_NE(NULL, cqes);
-	ASSERT_EQ(0, pipe_graph(self->fd, self->kadd, 1, 0, ~0u, &self->c));
-	ASSERT_NE(NULL, in = bo_new(self->fd, MANY_BATCH * TBYTES, &hin));
-	ASSERT_NE(NULL, out = bo_new(self->fd, MANY_BATCH * TBYTES, &hout));
+	ASSERT_EQ(0, pto_tg_pipe_graph(self->fd, self->kadd, 1, 0, ~0u, &self->c));
+	ASSERT_NE(NULL, in = pto_tg_bo_new(self->fd, MANY_BATCH * TBYTES, &hin));
+	ASSERT_NE(NULL, out = pto_tg_bo_new(self->fd, MANY_BATCH * TBYTES, &hout));
 	for (k = 0; k < MANY_BATCH * TELEMS; k++)
 		in[k] = (int32_t)(k * 3);
 	for (b = 0; b < MANY_LAUNCHES / MANY_BATCH; b++) {
 		for (j = 0; j < MANY_BATCH; j++)
-			pipe_launch(&es[j], self->c.handle, hin, j * TBYTES,
+			pto_tg_pipe_launch(&es[j], self->c.handle, hin, j * TBYTES,
 				    hout, j * TBYTES, b * 1000 + j, NULL, 0,
 				    NULL);
-		fill(out, MANY_BATCH * TELEMS, SENTINEL);
-		n = run_entries(self->q, es, MANY_BATCH, cqes, cap, ids,
+		pto_tg_fill(out, MANY_BATCH * TELEMS, SENTINEL);
+		n = pto_tg_run(self->q, es, MANY_BATCH, cqes, cap, ids,
 				RUN_TIMEOUT);
 		ASSERT_LT(0, n) TH_LOG("batch %u: %s", b, strerror(-n));
 		for (j = 0; j < MANY_BATCH; j++) {
-			const struct pto_cqe *c = find_final(cqes, n, ids[j]);
+			const struct pto_cqe *c = pto_tg_find_final(cqes, n, ids[j]);
 
 			ASSERT_NE(NULL, c) TH_LOG("batch %u launch %u", b, j);
 			ok += c->info.status == PTO_STATUS_OK &&
@@ -1058,7 +749,7 @@ TEST_F_TIMEOUT(gr, ten_thousand_launches, 1800)
 		}
 	}
 	EXPECT_EQ(MANY_LAUNCHES, (int)ok);
-	EXPECT_EQ(0, graph_destroy(self->fd, self->c.handle));
+	EXPECT_EQ(0, pto_tg_destroy(self->fd, self->c.handle));
 	free(cqes);
 	free(es);
 }

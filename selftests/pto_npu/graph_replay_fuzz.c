@@ -33,256 +33,21 @@
 #include <sys/wait.h>
 
 #include "pto_test.h"
+#include "lib/pto_test_graph.h"
 
 #define RUN_TIMEOUT PTO_TEST_SEC(240)
-#define ROWS 4
-#define COLS 16
-#define TELEMS (ROWS * COLS)
-#define TBYTES (TELEMS * 4)
-#define SENTINEL (-7)
+#define TELEMS PTO_TG_TELEMS
+#define TBYTES PTO_TG_TBYTES
+#define SENTINEL PTO_TG_SENTINEL
+#define UNTOUCHED PTO_TG_UNTOUCHED
 #define IN DRM_PTO_NPU_TENSOR_F_IN
 #define OUT DRM_PTO_NPU_TENSOR_F_OUT
-#define GB_MAX_NODES 8
-#define GB_MAX_EDGES 256
-#define GB_MAX_BINDS 64
-#define NODE_BYTES (PTO_TEST_SQE_MAX_SLOTS * DRM_PTO_NPU_SQ_SLOT_SIZE)
 /* "Do not check" for an error field. */
 #define ANY 0x5a5a5a5au
 #define NO_NODE 0xffffffffu
 
 /* ------------------------------------------------------------ helpers */
-
-struct gb {
-	uint32_t size, nodes, nedges, nbinds, ntp, nsp;
-	struct drm_pto_npu_graph_edge edges[GB_MAX_EDGES];
-	struct drm_pto_npu_graph_binding binds[GB_MAX_BINDS];
-	uint8_t ent[GB_MAX_NODES * NODE_BYTES];
-};
-
-static void gb_node(struct gb *g, const struct pto_test_sqe *e)
-{
-	size_t bytes = (size_t)e->hdr.num_slots * DRM_PTO_NPU_SQ_SLOT_SIZE;
-
-	memcpy(g->ent + g->size, e, bytes);
-	g->size += bytes;
-	g->nodes++;
-}
-
-static void gb_edge(struct gb *g, uint32_t p, uint32_t c, uint32_t flags)
-{
-	g->edges[g->nedges++] = (struct drm_pto_npu_graph_edge){
-		.producer = p, .consumer = c, .flags = flags };
-}
-
-/* A binding; the parameter counts follow unless @raw. */
-static void gb_bind(struct gb *g, uint32_t node, uint8_t kind, uint8_t arg,
-		    uint16_t param, int raw)
-{
-	uint32_t *n = kind == DRM_PTO_NPU_BIND_SCALAR ? &g->nsp : &g->ntp;
-
-	g->binds[g->nbinds++] = (struct drm_pto_npu_graph_binding){
-		.node = node, .kind = kind, .arg = arg, .param = param };
-	if (!raw && *n < param + 1u)
-		*n = param + 1u;
-}
-
-/* The header of node @k of @g's entries. */
-static struct drm_pto_npu_sqe *gb_hdr(struct gb *g, uint32_t k)
-{
-	uint8_t *p = g->ent;
-
-	while (k--)
-		p += ((struct drm_pto_npu_sqe *)p)->num_slots *
-		     DRM_PTO_NPU_SQ_SLOT_SIZE;
-	return (struct drm_pto_npu_sqe *)p;
-}
-
-/* Tensor argument @i of node @k. */
-static struct drm_pto_npu_tensor_arg *gb_targ(struct gb *g, uint32_t k,
-					      uint32_t i)
-{
-	return (struct drm_pto_npu_tensor_arg *)(gb_hdr(g, k) + 1) + i;
-}
-
-static void gb_args(const struct gb *g, struct drm_pto_npu_graph_create *c)
-{
-	*c = (struct drm_pto_npu_graph_create){
-		.entries = (uintptr_t)g->ent, .edges = (uintptr_t)g->edges,
-		.bindings = (uintptr_t)g->binds, .entries_size = g->size,
-		.num_nodes = g->nodes, .num_edges = g->nedges,
-		.num_bindings = g->nbinds, .num_tensor_params = g->ntp,
-		.num_scalar_params = g->nsp,
-	};
-}
-
-static int gb_create(int fd, const struct gb *g,
-		     struct drm_pto_npu_graph_create *c)
-{
-	gb_args(g, c);
-	return pto_test_ioctl(fd, DRM_IOCTL_PTO_NPU_GRAPH_CREATE, c);
-}
-
-static int graph_destroy(int fd, uint32_t handle)
-{
-	struct drm_pto_npu_graph_destroy d = { .handle = handle };
-
-	return pto_test_ioctl(fd, DRM_IOCTL_PTO_NPU_GRAPH_DESTROY, &d);
-}
-
-static struct drm_pto_npu_tensor_arg targ(uint32_t h, uint64_t off,
-					  uint16_t dir)
-{
-	struct drm_pto_npu_tensor_arg a = pto_test_targ(h, PTO_ISA_I32, off,
-							ROWS, COLS);
-
-	a.flags = dir;
-	return a;
-}
-
-/* An add-kernel entry: t1 = t0 + @add, after @spin idle iterations. */
-static void add_entry(struct pto_test_sqe *e, uint32_t k,
-		      const struct drm_pto_npu_tensor_arg *t, int64_t add,
-		      int64_t spin, const int64_t *deps, uint32_t nd)
-{
-	int64_t s[2] = { add, spin };
-
-	pto_test_sqe_init(e, k, 0, 1, t, 2, s, 2, deps, nd);
-}
-
-/* A launch of @graph: in (IN) and out (IN | OUT) views, scalar @s. */
-static void launch_init(struct pto_test_sqe *e, uint32_t graph, uint32_t hin,
-			uint64_t in_off, uint32_t hout, uint64_t out_off,
-			int64_t s, const struct drm_pto_npu_predicate *pred)
-{
-	struct drm_pto_npu_tensor_arg t[2] = { targ(hin, in_off, IN),
-					       targ(hout, out_off, IN | OUT) };
-
-	pto_test_sqe_init_pred(e, 0, 0, 1, t, 2, &s, 1, NULL, 0, pred);
-	e->hdr.flags |= DRM_PTO_NPU_TASK_F_GRAPH;
-	e->hdr.reserved[0] = graph;
-}
-
-static size_t sqe_bytes(const struct pto_test_sqe *e)
-{
-	return (size_t)e->hdr.num_slots * DRM_PTO_NPU_SQ_SLOT_SIZE;
-}
-
-/* Pushes @n entries and rings once: 0, or -errno (-EIO: not all taken). */
-static int submit(struct pto_queue *q, const struct pto_test_sqe *es,
-		  unsigned int n, uint64_t *first)
-{
-	uint32_t consumed = 0;
-	unsigned int i;
-	int ret;
-
-	for (i = 0; i < n; i++) {
-		ret = pto_queue_push_raw(q, &es[i], sqe_bytes(&es[i]));
-		if (ret)
-			return ret;
-	}
-	ret = pto_queue_doorbell(q, 0, 0, &consumed, first);
-	return ret ? ret : consumed == n ? 0 : -EIO;
-}
-
-static int32_t *bo_new(int fd, size_t size, uint32_t *h)
-{
-	void *p;
-
-	if (pto_test_bo_create(fd, size, h, NULL))
-		return NULL;
-	p = pto_test_bo_mmap(fd, *h, NULL);
-	return p == MAP_FAILED ? NULL : p;
-}
-
-static void fill(int32_t *p, size_t n, int32_t v)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		p[i] = v;
-}
-
-/* Elements of @out that are not @in + @add (or SENTINEL with @add 0x7fff). */
-static int mismatches(const int32_t *in, const int32_t *out, int32_t add)
-{
-	int k, bad = 0;
-
-	for (k = 0; k < TELEMS; k++)
-		bad += out[k] != (add == 0x7fff ? SENTINEL : in[k] + add);
-	return bad;
-}
-#define UNTOUCHED 0x7fff
-
-/* The add kernel of graph_replay.c: t1[r] = t0[r] + ARG0 after ARG1 idles. */
-static struct pto_kernel *build_add(struct pto_device *dev, char *err,
-				    size_t len)
-{
-	struct pto_kb *kb;
-	int t;
-
-	if (pto_kb_new(dev, PTO_CORE_AIV, &kb))
-		return NULL;
-	t = pto_kb_tile(kb, PTO_DTYPE_I32, PTO_BUF_UB, 1, COLS);
-	pto_kb_sreg(kb, 0, PTO_SREG_BLOCK_IDX);
-	pto_kb_sreg(kb, 1, PTO_SREG_BLOCK_NUM);
-	pto_kb_arg(kb, 2, 0);
-	pto_kb_arg(kb, 7, 1);
-	pto_kb_ldi(kb, 3, ROWS);
-	pto_kb_alu(kb, PTO_ALU_DIV, 3, 3, 1);
-	pto_kb_ldi(kb, 6, 0);
-	pto_kb_ldi(kb, 9, 0);
-	pto_kb_loop(kb, 8, 7);
-	pto_kb_alui(kb, PTO_ALU_ADD, 9, 9, 1);
-	pto_kb_endloop(kb);
-	pto_kb_loop(kb, 4, 3);
-	pto_kb_alu(kb, PTO_ALU_MUL, 5, 4, 1);
-	pto_kb_alu(kb, PTO_ALU_ADD, 5, 5, 0);
-	pto_kb_tload(kb, t, 0, 5, 6);
-	pto_kb_tbins(kb, PTO_TBIN_ADD, t, t, 2);
-	pto_kb_tstore(kb, t, 1, 5, 6);
-	pto_kb_endloop(kb);
-	pto_kb_end(kb);
-	return pto_test_kb_finish(kb, err, len);
-}
-
-/* Records the small graph into @g on buffer @hp (2 x TBYTES), @spin per node. */
-static void pair_record(struct gb *g, uint32_t kadd, uint32_t hp, int64_t spin)
-{
-	struct drm_pto_npu_tensor_arg t[2] = { targ(hp, 0, IN),
-					       targ(hp, TBYTES, OUT) };
-	struct pto_test_sqe e;
-
-	memset(g, 0, sizeof(*g));
-	add_entry(&e, kadd, t, 0, spin, NULL, 0);
-	gb_node(g, &e);
-	t[0] = targ(hp, TBYTES, IN);
-	add_entry(&e, kadd, t, 1, spin, NULL, 0);
-	gb_node(g, &e);
-	gb_edge(g, 0, 1, 0);
-	gb_bind(g, 0, DRM_PTO_NPU_BIND_TENSOR, 0, 0, 0);
-	gb_bind(g, 0, DRM_PTO_NPU_BIND_TENSOR, 1, 1, 0);
-	gb_bind(g, 1, DRM_PTO_NPU_BIND_TENSOR, 0, 1, 0);
-	gb_bind(g, 1, DRM_PTO_NPU_BIND_TENSOR, 1, 1, 0);
-	gb_bind(g, 0, DRM_PTO_NPU_BIND_SCALAR, 0, 0, 0);
-}
-
-/* The small graph on buffers of its own (closed: the graph holds them). */
-static int pair_graph(int fd, uint32_t kadd, int64_t spin, uint32_t *handle)
-{
-	struct drm_pto_npu_graph_create c;
-	struct gb *g = malloc(sizeof(*g));
-	uint32_t hp;
-	int ret;
-
-	if (!g || pto_test_bo_create(fd, 2 * TBYTES, &hp, NULL))
-		return -ENOMEM;
-	pair_record(g, kadd, hp, spin);
-	ret = gb_create(fd, g, &c);
-	*handle = c.handle;
-	pto_test_gem_close(fd, hp);
-	free(g);
-	return ret;
-}
+/* The shared helpers: lib/pto_test_graph.c. */
 
 FIXTURE(rf)
 {
@@ -294,7 +59,7 @@ FIXTURE(rf)
 	int fd;
 	struct drm_pto_npu_limits lim;
 	struct drm_pto_npu_graph_create c;
-	struct gb *g;
+	struct pto_gb *g;
 	char err[512];
 };
 
@@ -310,18 +75,18 @@ FIXTURE_SETUP(rf)
 	ASSERT_EQ(0, pto_test_queue_long(self->dev, 0, 0, &self->q));
 	/* One final CQE per launch: reaped by LAST. */
 	ASSERT_FALSE(pto_queue_profiling(self->q));
-	self->k_add = build_add(self->dev, self->err, sizeof(self->err));
+	self->k_add = pto_tg_build_add(self->dev, self->err, sizeof(self->err));
 	ASSERT_NE(NULL, self->k_add) TH_LOG("add kernel: %s", self->err);
 	self->kadd = pto_kernel_handle(self->k_add);
 	ASSERT_EQ(0, pto_test_bo_create(self->fd, 2 * TBYTES, &self->hp, NULL));
 	ASSERT_NE(NULL, self->g = malloc(sizeof(*self->g)));
-	pair_record(self->g, self->kadd, self->hp, 0);
-	ASSERT_EQ(0, pair_graph(self->fd, self->kadd, 0, &self->graph));
-	ASSERT_NE(NULL, self->in = bo_new(self->fd, 4096, &self->hin));
-	ASSERT_NE(NULL, self->out = bo_new(self->fd, 4096, &self->hout));
+	pto_tg_pair_record(self->g, self->kadd, self->hp, 0);
+	ASSERT_EQ(0, pto_tg_pair_graph(self->fd, self->kadd, 0, &self->graph));
+	ASSERT_NE(NULL, self->in = pto_tg_bo_new(self->fd, 4096, &self->hin));
+	ASSERT_NE(NULL, self->out = pto_tg_bo_new(self->fd, 4096, &self->hout));
 	for (k = 0; k < 4096 / 4; k++)
 		self->in[k] = (int32_t)(k * 5 + 1);
-	fill(self->out, 4096 / 4, SENTINEL);
+	pto_tg_fill(self->out, 4096 / 4, SENTINEL);
 }
 
 FIXTURE_TEARDOWN(rf)
@@ -349,7 +114,7 @@ static void refused(struct __test_metadata *_metadata, FIXTURE_DATA(rf) *self,
 	self->c.error_detail = ANY;
 	ret = pto_test_ioctl(self->fd, DRM_IOCTL_PTO_NPU_GRAPH_CREATE, &self->c);
 	if (!ret)
-		graph_destroy(self->fd, self->c.handle);
+		pto_tg_destroy(self->fd, self->c.handle);
 	ASSERT_EQ(err, ret) TH_LOG("%s", strerror(-ret));
 	if (err != -EINVAL)
 		return;
@@ -366,7 +131,7 @@ static void rec_refused(struct __test_metadata *_metadata,
 			FIXTURE_DATA(rf) *self, uint32_t reason, uint32_t node,
 			uint64_t detail)
 {
-	gb_args(self->g, &self->c);
+	pto_gb_args(self->g, &self->c);
 	refused(_metadata, self, -EINVAL, reason, node, detail);
 }
 
@@ -374,68 +139,49 @@ TEST_F(rf, create_ok_handles_distinct)
 {
 	uint32_t h;
 
-	ASSERT_EQ(0, gb_create(self->fd, self->g, &self->c));
+	ASSERT_EQ(0, pto_gb_create(self->fd, self->g, &self->c));
 	h = self->c.handle;
 	EXPECT_NE(0U, h);
 	EXPECT_NE(self->graph, h);
 	/* Duplicate edges are allowed. */
-	gb_edge(self->g, 0, 1, 0);
-	gb_edge(self->g, 0, 1, DRM_PTO_NPU_GRAPH_EDGE_F_INFERRED);
-	ASSERT_EQ(0, gb_create(self->fd, self->g, &self->c));
+	pto_gb_edge(self->g, 0, 1, 0);
+	pto_gb_edge(self->g, 0, 1, DRM_PTO_NPU_GRAPH_EDGE_F_INFERRED);
+	ASSERT_EQ(0, pto_gb_create(self->fd, self->g, &self->c));
 	EXPECT_NE(h, self->c.handle);
-	EXPECT_EQ(0, graph_destroy(self->fd, self->c.handle));
-	EXPECT_EQ(0, graph_destroy(self->fd, h));
+	EXPECT_EQ(0, pto_tg_destroy(self->fd, self->c.handle));
+	EXPECT_EQ(0, pto_tg_destroy(self->fd, h));
 }
 
 TEST_F(rf, create_flags)
 {
-	gb_args(self->g, &self->c);
+	pto_gb_args(self->g, &self->c);
 	self->c.flags = 1;
 	refused(_metadata, self, -EINVAL, 0, NO_NODE, ANY);
 }
 
 TEST_F(rf, create_zero_nodes)
 {
-	gb_args(self->g, &self->c);
+	pto_gb_args(self->g, &self->c);
 	self->c.num_nodes = 0;
 	self->c.entries_size = 0;
 	refused(_metadata, self, -EINVAL, 0, NO_NODE, ANY);
-}
-
-/*
- * GRAPH_CREATE arguments for @n copies of the fixture's node 0, without
- * edges or parameters; @buf gets the entries (free it).
- */
-static void repeat_node(FIXTURE_DATA(rf) *self, uint32_t n, uint8_t **buf)
-{
-	size_t bytes = (size_t)gb_hdr(self->g, 0)->num_slots *
-		       DRM_PTO_NPU_SQ_SLOT_SIZE;
-	uint32_t i;
-
-	*buf = malloc(bytes * n);
-	for (i = 0; *buf && i < n; i++)
-		memcpy(*buf + i * bytes, gb_hdr(self->g, 0), bytes);
-	self->c = (struct drm_pto_npu_graph_create){
-		.entries = (uintptr_t)*buf, .entries_size = (uint32_t)(bytes * n),
-		.num_nodes = n,
-	};
 }
 
 TEST_F(rf, create_too_many_nodes)
 {
 	uint8_t *buf;
 
-	repeat_node(self, self->lim.max_graph_nodes + 1, &buf);
+	pto_gb_repeat(self->g, 0, self->lim.max_graph_nodes + 1, &self->c, &buf);
 	ASSERT_NE(NULL, buf);
 	refused(_metadata, self, -EINVAL, 0, NO_NODE, ANY);
 	/* As many as the cap: taken. */
 	free(buf);
-	repeat_node(self, self->lim.max_graph_nodes, &buf);
+	pto_gb_repeat(self->g, 0, self->lim.max_graph_nodes, &self->c, &buf);
 	ASSERT_NE(NULL, buf);
 	ASSERT_EQ(0, pto_test_ioctl(self->fd, DRM_IOCTL_PTO_NPU_GRAPH_CREATE,
 				    &self->c)) TH_LOG("reason %s node %u",
 			pto_reason_name(self->c.error_reason), self->c.error_node);
-	EXPECT_EQ(0, graph_destroy(self->fd, self->c.handle));
+	EXPECT_EQ(0, pto_tg_destroy(self->fd, self->c.handle));
 	free(buf);
 }
 
@@ -448,7 +194,7 @@ static void over_cap(struct __test_metadata *_metadata, FIXTURE_DATA(rf) *self,
 	void *a = calloc(n, 16);
 
 	ASSERT_NE(NULL, a);
-	gb_args(self->g, &self->c);
+	pto_gb_args(self->g, &self->c);
 	if (which) {
 		self->c.bindings = (uintptr_t)a;
 		self->c.num_bindings = n;
@@ -472,21 +218,21 @@ TEST_F(rf, create_too_many_bindings)
 
 TEST_F(rf, create_too_many_tensor_params)
 {
-	gb_args(self->g, &self->c);
+	pto_gb_args(self->g, &self->c);
 	self->c.num_tensor_params = 17;
 	refused(_metadata, self, -EINVAL, 0, NO_NODE, ANY);
 }
 
 TEST_F(rf, create_too_many_scalar_params)
 {
-	gb_args(self->g, &self->c);
+	pto_gb_args(self->g, &self->c);
 	self->c.num_scalar_params = 17;
 	refused(_metadata, self, -EINVAL, 0, NO_NODE, ANY);
 }
 
 TEST_F(rf, create_entries_size_not_slots)
 {
-	gb_args(self->g, &self->c);
+	pto_gb_args(self->g, &self->c);
 	self->c.entries_size -= 32;
 	refused(_metadata, self, -EINVAL, 0, NO_NODE, ANY);
 }
@@ -498,7 +244,7 @@ TEST_F(rf, create_entries_size_not_slots)
  */
 TEST_F(rf, create_entries_size_mismatch)
 {
-	gb_args(self->g, &self->c);
+	pto_gb_args(self->g, &self->c);
 	self->c.entries_size += DRM_PTO_NPU_SQ_SLOT_SIZE;
 	refused(_metadata, self, -EINVAL, DRM_PTO_NPU_REASON_SLOTS, NO_NODE,
 		self->g->size);
@@ -509,48 +255,48 @@ TEST_F(rf, create_entries_size_mismatch)
 /* Node 1 with a dependency (same slots: 2 tensors, 2 scalars, 1 dep). */
 TEST_F(rf, create_node_with_deps)
 {
-	int64_t *body = (int64_t *)(gb_targ(self->g, 1, 2));
+	int64_t *body = (int64_t *)(pto_gb_targ(self->g, 1, 2));
 
-	gb_hdr(self->g, 1)->num_deps = 1;
+	pto_gb_hdr(self->g, 1)->num_deps = 1;
 	body[2] = -1;
 	rec_refused(_metadata, self, DRM_PTO_NPU_REASON_GRAPH, 1, 1);
 }
 
 TEST_F(rf, create_node_graph_flag)
 {
-	gb_hdr(self->g, 1)->flags |= DRM_PTO_NPU_TASK_F_GRAPH;
+	pto_gb_hdr(self->g, 1)->flags |= DRM_PTO_NPU_TASK_F_GRAPH;
 	rec_refused(_metadata, self, DRM_PTO_NPU_REASON_GRAPH, 1, 0);
 }
 
 TEST_F(rf, create_node_bad_kernel)
 {
-	gb_hdr(self->g, 1)->kernel_aiv = self->kadd + 1000;
+	pto_gb_hdr(self->g, 1)->kernel_aiv = self->kadd + 1000;
 	rec_refused(_metadata, self, DRM_PTO_NPU_REASON_KERNEL, 1, ANY);
 }
 
 TEST_F(rf, create_node_bad_tensor_handle)
 {
-	gb_targ(self->g, 0, 1)->handle = self->hp + 1000;
+	pto_gb_targ(self->g, 0, 1)->handle = self->hp + 1000;
 	rec_refused(_metadata, self, DRM_PTO_NPU_REASON_TENSOR_HANDLE, 0, 1);
 }
 
 TEST_F(rf, create_node_tensor_range)
 {
-	gb_targ(self->g, 1, 0)->offset = 4096;
+	pto_gb_targ(self->g, 1, 0)->offset = 4096;
 	rec_refused(_metadata, self, DRM_PTO_NPU_REASON_TENSOR_RANGE, 1, 0);
 }
 
 TEST_F(rf, create_node_predicate)
 {
-	struct drm_pto_npu_tensor_arg t[2] = { targ(self->hp, 0, IN),
-					       targ(self->hp, TBYTES, OUT) };
+	struct drm_pto_npu_tensor_arg t[2] = { pto_tg_targ(self->hp, 0, IN),
+					       pto_tg_targ(self->hp, TBYTES, OUT) };
 	struct drm_pto_npu_predicate p = { .tensor = 2 };
 	int64_t s[2] = { 0, 0 };
 	struct pto_test_sqe e;
 
 	pto_test_sqe_init_pred(&e, self->kadd, 0, 1, t, 2, s, 2, NULL, 0, &p);
-	gb_node(self->g, &e);
-	gb_edge(self->g, 1, 2, 0);
+	pto_gb_node(self->g, &e);
+	pto_gb_edge(self->g, 1, 2, 0);
 	rec_refused(_metadata, self, DRM_PTO_NPU_REASON_PREDICATE, 2, ANY);
 }
 
@@ -609,7 +355,7 @@ static void bind_refused(struct __test_metadata *_metadata,
 			 FIXTURE_DATA(rf) *self, uint32_t node, uint8_t kind,
 			 uint8_t arg, uint16_t param, uint64_t detail)
 {
-	gb_bind(self->g, node, kind, arg, param, 1);
+	pto_gb_bind_raw(self->g, node, kind, arg, param);
 	rec_refused(_metadata, self, DRM_PTO_NPU_REASON_BINDING, 5, detail);
 }
 
@@ -664,47 +410,36 @@ TEST_F(rf, create_param_uses_of_two_shapes)
 {
 	struct drm_pto_npu_tensor_arg t[2] = {
 		pto_test_targ(self->hp, PTO_ISA_I32, 0, 2, 32),
-		targ(self->hp, TBYTES, OUT),
+		pto_tg_targ(self->hp, TBYTES, OUT),
 	};
 	struct pto_test_sqe e;
 
 	t[0].flags = IN;
-	add_entry(&e, self->kadd, t, 0, 0, NULL, 0);
-	gb_node(self->g, &e);
-	ASSERT_EQ(0, gb_create(self->fd, self->g, &self->c))
+	pto_tg_add_entry(&e, self->kadd, 1, t, 2, 0, 0, NULL, 0, NULL);
+	pto_gb_node(self->g, &e);
+	ASSERT_EQ(0, pto_gb_create(self->fd, self->g, &self->c))
 		TH_LOG("the [2, 32] node alone: reason %s",
 		       pto_reason_name(self->c.error_reason));
-	EXPECT_EQ(0, graph_destroy(self->fd, self->c.handle));
+	EXPECT_EQ(0, pto_tg_destroy(self->fd, self->c.handle));
 	bind_refused(_metadata, self, 2, DRM_PTO_NPU_BIND_TENSOR, 0, 0, 2);
 }
 
 TEST_F(rf, create_efault)
 {
-	gb_args(self->g, &self->c);
+	pto_gb_args(self->g, &self->c);
 	self->c.entries = 8;
 	refused(_metadata, self, -EFAULT, 0, ANY, ANY);
-	gb_args(self->g, &self->c);
+	pto_gb_args(self->g, &self->c);
 	self->c.edges = 8;
 	refused(_metadata, self, -EFAULT, 0, ANY, ANY);
-	gb_args(self->g, &self->c);
+	pto_gb_args(self->g, &self->c);
 	self->c.bindings = 8;
 	refused(_metadata, self, -EFAULT, 0, ANY, ANY);
 }
 
 /* GRAPH_CREATE of @n copies of node 0: 0 or -errno; *@h the handle. */
-static int create_n(FIXTURE_DATA(rf) *self, uint32_t n, uint32_t *h)
-{
-	uint8_t *buf;
-	int ret;
-
-	repeat_node(self, n, &buf);
-	if (!buf)
-		return -ENOMEM;
-	ret = pto_test_ioctl(self->fd, DRM_IOCTL_PTO_NPU_GRAPH_CREATE, &self->c);
-	*h = self->c.handle;
-	free(buf);
-	return ret;
-}
+#define create_n(n, h) \
+	pto_gb_create_repeat(self->fd, self->g, 0, n, &self->c, h)
 
 /*
  * The context's recorded nodes up to max_graph_nodes_per_context exactly
@@ -719,22 +454,22 @@ TEST_F(rf, create_enospc_nodes_per_context)
 
 	ASSERT_LT(0U, n);
 	ASSERT_NE(NULL, h = calloc(per / n + 3, sizeof(*h)));
-	ASSERT_EQ(0, graph_destroy(self->fd, self->graph));
+	ASSERT_EQ(0, pto_tg_destroy(self->fd, self->graph));
 	while (made < per / n + 1 && !ret)
-		if (!(ret = create_n(self, n, &h[made])))
+		if (!(ret = create_n(n, &h[made])))
 			made++;
 	EXPECT_EQ(-ENOSPC, ret) TH_LOG("after %u graphs: %s", made, strerror(-ret));
 	EXPECT_EQ(per / n, made);
 	if (per % n) {
-		EXPECT_EQ(0, create_n(self, per % n, &h[made])) TH_LOG("the rest");
+		EXPECT_EQ(0, create_n(per % n, &h[made])) TH_LOG("the rest");
 		made++;
 	}
-	EXPECT_EQ(-ENOSPC, create_n(self, 1, &h[made]));
+	EXPECT_EQ(-ENOSPC, create_n(1, &h[made]));
 	ASSERT_LT(0U, made);
-	EXPECT_EQ(0, graph_destroy(self->fd, h[0]));
-	EXPECT_EQ(0, create_n(self, n, &h[0])) TH_LOG("room again");
+	EXPECT_EQ(0, pto_tg_destroy(self->fd, h[0]));
+	EXPECT_EQ(0, create_n(n, &h[0])) TH_LOG("room again");
 	for (i = 0; i < made; i++)
-		EXPECT_EQ(0, graph_destroy(self->fd, h[i]));
+		EXPECT_EQ(0, pto_tg_destroy(self->fd, h[i]));
 	free(h);
 }
 
@@ -742,12 +477,12 @@ TEST_F(rf, destroy_unknown_pad_twice)
 {
 	struct drm_pto_npu_graph_destroy d = { .handle = self->graph, .pad = 1 };
 
-	EXPECT_EQ(-ENOENT, graph_destroy(self->fd, self->graph + 1000));
-	EXPECT_EQ(-ENOENT, graph_destroy(self->fd, 0));
+	EXPECT_EQ(-ENOENT, pto_tg_destroy(self->fd, self->graph + 1000));
+	EXPECT_EQ(-ENOENT, pto_tg_destroy(self->fd, 0));
 	EXPECT_EQ(-EINVAL, pto_test_ioctl(self->fd,
 					  DRM_IOCTL_PTO_NPU_GRAPH_DESTROY, &d));
-	EXPECT_EQ(0, graph_destroy(self->fd, self->graph));
-	EXPECT_EQ(-ENOENT, graph_destroy(self->fd, self->graph));
+	EXPECT_EQ(0, pto_tg_destroy(self->fd, self->graph));
+	EXPECT_EQ(-ENOENT, pto_tg_destroy(self->fd, self->graph));
 }
 
 /* The graph limits: appended, size-negotiated, nonzero. */
@@ -790,9 +525,9 @@ static void launch_refused(struct __test_metadata *_metadata,
 	int n;
 
 	es[0] = *e;
-	launch_init(&es[1], self->graph, self->hin, TBYTES, self->hout, TBYTES,
-		    3, NULL);
-	ASSERT_EQ(0, submit(self->q, es, 2, &first));
+	pto_tg_pair_launch(&es[1], self->graph, self->hin, TBYTES, self->hout,
+			   TBYTES, 3, NULL);
+	ASSERT_EQ(0, pto_tg_submit(self->q, es, 2, &first, NULL));
 	n = pto_test_reap_lasts(self->q, cqes, 8, 2, RUN_TIMEOUT);
 	ASSERT_LE(2, n) TH_LOG("reap: %s", strerror(-n));
 	ASSERT_NE(NULL, c = pto_test_find_last(cqes, n, first));
@@ -803,17 +538,17 @@ static void launch_refused(struct __test_metadata *_metadata,
 	if (detail != ANY)
 		EXPECT_EQ(detail, c->info.detail);
 	EXPECT_FALSE(!!(c->info.flags & PTO_BLOCK_RAN));
-	EXPECT_EQ(0, mismatches(self->in, self->out, UNTOUCHED)) TH_LOG("it ran");
+	EXPECT_EQ(0, pto_tg_mismatches(self->in, self->out, UNTOUCHED)) TH_LOG("it ran");
 	ASSERT_NE(NULL, c = pto_test_find_last(cqes, n, first + 1));
 	EXPECT_EQ(PTO_STATUS_OK, c->info.status);
-	EXPECT_EQ(0, mismatches(self->in + TELEMS, self->out + TELEMS, 3 + 1));
+	EXPECT_EQ(0, pto_tg_mismatches(self->in + TELEMS, self->out + TELEMS, 3 + 1));
 }
 
 /* A launch of the fixture's graph on view 0, to be spoilt. */
 static struct pto_test_sqe *good(FIXTURE_DATA(rf) *self,
 				 struct pto_test_sqe *e)
 {
-	launch_init(e, self->graph, self->hin, 0, self->hout, 0, 2, NULL);
+	pto_tg_pair_launch(e, self->graph, self->hin, 0, self->hout, 0, 2, NULL);
 	return e;
 }
 
@@ -824,8 +559,8 @@ static void counts_refused(struct __test_metadata *_metadata,
 			   FIXTURE_DATA(rf) *self, uint32_t nt, uint32_t ns)
 {
 	struct drm_pto_npu_tensor_arg t[3] = {
-		targ(self->hin, 0, IN), targ(self->hout, 0, IN | OUT),
-		targ(self->hin, TBYTES * 2, IN),
+		pto_tg_targ(self->hin, 0, IN), pto_tg_targ(self->hout, 0, IN | OUT),
+		pto_tg_targ(self->hin, TBYTES * 2, IN),
 	};
 	int64_t s[2] = { 2, 2 };
 	struct pto_test_sqe e;
@@ -942,7 +677,7 @@ TEST_F(rf, launch_predicate)
 {
 	struct drm_pto_npu_predicate p = { .tensor = 0, .op = PTO_CMP_GT };
 	struct drm_pto_npu_tensor_arg t[2] = {
-		targ(self->hin, TBYTES, IN), targ(self->hout, 2 * TBYTES, OUT) };
+		pto_tg_targ(self->hin, TBYTES, IN), pto_tg_targ(self->hout, 2 * TBYTES, OUT) };
 	struct pto_test_sqe es[3];
 	struct pto_cqe cqes[8];
 	const struct pto_cqe *c;
@@ -951,40 +686,26 @@ TEST_F(rf, launch_predicate)
 	int n;
 
 	self->in[0] = 0;
-	launch_init(&es[0], self->graph, self->hin, 0, self->hout, 0, 5, &p);
-	add_entry(&es[1], self->kadd, t, 2, 0, &dep, 1);
-	launch_init(&es[2], self->graph, self->hin, TBYTES, self->hout, TBYTES,
-		    5, &p);
-	ASSERT_EQ(0, submit(self->q, es, 3, &first));
+	pto_tg_pair_launch(&es[0], self->graph, self->hin, 0, self->hout, 0, 5, &p);
+	pto_tg_add_entry(&es[1], self->kadd, 1, t, 2, 2, 0, &dep, 1, NULL);
+	pto_tg_pair_launch(&es[2], self->graph, self->hin, TBYTES, self->hout,
+			   TBYTES, 5, &p);
+	ASSERT_EQ(0, pto_tg_submit(self->q, es, 3, &first, NULL));
 	n = pto_test_reap_lasts(self->q, cqes, 8, 3, RUN_TIMEOUT);
 	EXPECT_EQ(3, n) TH_LOG("reap: %s", strerror(-n));
 	ASSERT_NE(NULL, c = pto_test_find_last(cqes, n, first));
 	EXPECT_EQ(PTO_STATUS_SKIPPED, c->info.status);
 	EXPECT_TRUE(!!(c->info.flags & DRM_PTO_NPU_CQE_F_GRAPH));
-	EXPECT_EQ(0, mismatches(self->in, self->out, UNTOUCHED)) TH_LOG("a node ran");
+	EXPECT_EQ(0, pto_tg_mismatches(self->in, self->out, UNTOUCHED)) TH_LOG("a node ran");
 	ASSERT_NE(NULL, c = pto_test_find_last(cqes, n, first + 1));
 	EXPECT_EQ(PTO_STATUS_OK, c->info.status);
 	ASSERT_NE(NULL, c = pto_test_find_last(cqes, n, first + 2));
 	EXPECT_EQ(PTO_STATUS_OK, c->info.status);
-	EXPECT_EQ(0, mismatches(self->in + TELEMS, self->out + TELEMS, 5 + 1));
-	EXPECT_EQ(0, mismatches(self->in + TELEMS, self->out + 2 * TELEMS, 2));
+	EXPECT_EQ(0, pto_tg_mismatches(self->in + TELEMS, self->out + TELEMS, 5 + 1));
+	EXPECT_EQ(0, pto_tg_mismatches(self->in + TELEMS, self->out + 2 * TELEMS, 2));
 }
 
 /* ------------------------------------------------------------ random fields */
-
-static uint64_t rnd(uint64_t *s)
-{
-	*s ^= *s << 13;
-	*s ^= *s >> 7;
-	*s ^= *s << 17;
-	return *s;
-}
-
-/* A random value, small more often than not. */
-static uint32_t rnd_val(uint64_t *s)
-{
-	return (uint32_t)(rnd(s) >> (rnd(s) % 64));
-}
 
 /*
  * The small recording with one count or flag of the ioctl, or one byte of
@@ -994,24 +715,12 @@ static uint32_t rnd_val(uint64_t *s)
 static void fuzz_create(struct __test_metadata *_metadata,
 			FIXTURE_DATA(rf) *self, uint64_t *seed)
 {
-	uint64_t r = rnd(seed);
-	struct gb *g = self->g;
+	uint64_t r = pto_tg_rnd(seed);
+	struct pto_gb *g = self->g;
 	int ret;
 
-	pair_record(g, self->kadd, self->hp, 0);
-	if (r % 4 == 1)
-		g->ent[(r >> 8) % g->size] = (uint8_t)rnd(seed);
-	if (r % 4 == 2)
-		((uint8_t *)g->edges)[(r >> 8) % sizeof(g->edges[0])] = (uint8_t)rnd(seed);
-	if (r % 4 == 3)
-		((uint8_t *)g->binds)[(r >> 8) % (g->nbinds * sizeof(g->binds[0]))] =
-			(uint8_t)rnd(seed);
-	gb_args(g, &self->c);
-	/* entries_size, num_nodes, _edges, _bindings, the params, flags */
-	if (r % 4 == 0)
-		((uint32_t *)((uint8_t *)&self->c +
-			      offsetof(struct drm_pto_npu_graph_create,
-				       entries_size)))[(r >> 8) % 7] = rnd_val(seed);
+	pto_tg_pair_record(g, self->kadd, self->hp, 0);
+	pto_tg_fuzz_record(g, &self->c, r, seed);
 	ret = pto_test_ioctl(self->fd, DRM_IOCTL_PTO_NPU_GRAPH_CREATE, &self->c);
 	ASSERT_TRUE(!ret || ret == -EINVAL || ret == -EFAULT || ret == -ENOSPC ||
 		    ret == -ENOMEM) TH_LOG("create: %s", strerror(-ret));
@@ -1019,30 +728,9 @@ static void fuzz_create(struct __test_metadata *_metadata,
 		ASSERT_GE(DRM_PTO_NPU_REASON_BINDING, (int)self->c.error_reason);
 	if (!ret) {
 		ASSERT_NE(0U, self->c.handle);
-		ASSERT_EQ(0, graph_destroy(self->fd, self->c.handle));
+		ASSERT_EQ(0, pto_tg_destroy(self->fd, self->c.handle));
 	}
 }
-
-/* A launch field: its offset in the entry and size (bytes). */
-struct field {
-	uint16_t off, size;
-};
-
-#define HDR_F(m) { offsetof(struct pto_test_sqe, hdr.m), sizeof(((struct drm_pto_npu_sqe *)0)->m) }
-#define ARG_F(i, m) { sizeof(struct drm_pto_npu_sqe) + (i) * sizeof(struct drm_pto_npu_tensor_arg) + \
-		      offsetof(struct drm_pto_npu_tensor_arg, m), \
-		      sizeof(((struct drm_pto_npu_tensor_arg *)0)->m) }
-
-static const struct field launch_fields[] = {
-	HDR_F(kernel_aiv), HDR_F(kernel_aic), HDR_F(flags), HDR_F(block_num),
-	HDR_F(num_tensors), HDR_F(num_scalars), HDR_F(num_deps),
-	HDR_F(split_mode), HDR_F(slot_num), HDR_F(reserved[0]),
-	HDR_F(reserved[1]), HDR_F(reserved[3]), ARG_F(0, dtype), ARG_F(0, ndim),
-	ARG_F(0, flags), ARG_F(1, offset), ARG_F(1, shape[0]),
-	ARG_F(1, shape[2]), ARG_F(1, strides[1]), ARG_F(1, flags),
-	{ sizeof(struct drm_pto_npu_sqe) + 2 * 48, 8 },
-	{ sizeof(struct drm_pto_npu_sqe) + 2 * 48 + 8, 8 },
-};
 
 /*
  * A good launch with one to three fields made random (its slots and
@@ -1054,22 +742,16 @@ static const struct field launch_fields[] = {
 static void fuzz_launch(struct __test_metadata *_metadata,
 			FIXTURE_DATA(rf) *self, uint64_t *seed)
 {
-	unsigned int i, n = 1 + rnd(seed) % 3;
+	unsigned int n = 1 + pto_tg_rnd(seed) % 3;
 	struct pto_test_sqe e;
 	struct pto_cqe cqes[4];
 	const struct pto_cqe *c;
-	uint64_t first = 0, v;
+	uint64_t first = 0;
 	int got;
 
 	good(self, &e);
-	for (i = 0; i < n; i++) {
-		const struct field *f = &launch_fields[rnd(seed) %
-			(sizeof(launch_fields) / sizeof(launch_fields[0]))];
-
-		v = rnd_val(seed);
-		memcpy((uint8_t *)&e + f->off, &v, f->size);
-	}
-	ASSERT_EQ(0, submit(self->q, &e, 1, &first));
+	pto_tg_fuzz_fields(&e, n, seed);
+	ASSERT_EQ(0, pto_tg_submit(self->q, &e, 1, &first, NULL));
 	got = pto_test_reap_lasts(self->q, cqes, 4, 1, RUN_TIMEOUT);
 	ASSERT_LT(0, got) TH_LOG("reap: %s", strerror(-got));
 	ASSERT_NE(NULL, c = pto_test_find_last(cqes, got, first));
@@ -1100,16 +782,16 @@ TEST_F_TIMEOUT(rf, fuzz_create_and_launch, 900)
 		fuzz_create(_metadata, self, &seed);
 		fuzz_launch(_metadata, self, &seed);
 	}
-	pair_record(self->g, self->kadd, self->hp, 0);
-	ASSERT_EQ(0, gb_create(self->fd, self->g, &self->c));
-	EXPECT_EQ(0, graph_destroy(self->fd, self->c.handle));
-	launch_init(&e, self->graph, self->hin, 2 * TBYTES, self->hout,
-		    3 * TBYTES, 4, NULL);
-	ASSERT_EQ(0, submit(self->q, &e, 1, &first));
+	pto_tg_pair_record(self->g, self->kadd, self->hp, 0);
+	ASSERT_EQ(0, pto_gb_create(self->fd, self->g, &self->c));
+	EXPECT_EQ(0, pto_tg_destroy(self->fd, self->c.handle));
+	pto_tg_pair_launch(&e, self->graph, self->hin, 2 * TBYTES, self->hout,
+			   3 * TBYTES, 4, NULL);
+	ASSERT_EQ(0, pto_tg_submit(self->q, &e, 1, &first, NULL));
 	ASSERT_EQ(1, pto_test_reap_lasts(self->q, cqes, 4, 1, RUN_TIMEOUT));
 	EXPECT_EQ(first, cqes[0].task_id);
 	EXPECT_EQ(PTO_STATUS_OK, cqes[0].info.status);
-	EXPECT_EQ(0, mismatches(self->in + 2 * TELEMS, self->out + 3 * TELEMS,
+	EXPECT_EQ(0, pto_tg_mismatches(self->in + 2 * TELEMS, self->out + 3 * TELEMS,
 				4 + 1));
 }
 
