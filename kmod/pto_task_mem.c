@@ -29,11 +29,11 @@
  * would double their memory; failure records from one of their own.
  */
 /*
- * 704: a one-block task with a tensor and three scalars on the debug
- * kernel (struct pto_task 536 bytes with dependency inference and the
- * memory model, a 64-byte argument and unit record).
+ * 768: a one-block task with a tensor and three scalars on the debug
+ * kernel (struct pto_task about 552 bytes with dependency inference, the
+ * memory model and graph replay, a 64-byte argument and unit record).
  */
-#define PTO_TASK_SMALL 704
+#define PTO_TASK_SMALL 768
 static struct kmem_cache *pto_task_cache;
 static struct kmem_cache *pto_failed_cache;
 
