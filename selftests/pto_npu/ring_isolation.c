@@ -39,6 +39,9 @@
 #define MARKER 0x5a5a5a5a
 #define RUN_TIMEOUT PTO_TEST_SEC(120)
 #define ATTEMPTS 5
+/* The cube's spin: SPIN_FIRST iterations, four times more each attempt. */
+#define SPIN_FIRST 200000
+#define SPIN_INNER 50000
 /* Marker blocks the child records (core, start) of. */
 #define MAX_SEEN 8192
 
@@ -63,8 +66,11 @@ static int build_pair(struct pto_device *dev, int64_t spin,
 	tx = pto_kb_tile(kb, PTO_DTYPE_I32, PTO_BUF_L1, R, C);
 	pto_kb_ldi(kb, 0, 0);
 	pto_kb_ldi(kb, 9, 0);
-	pto_kb_loopi(kb, 10, spin);
+	/* Two nested loops: one LOOP's count is at most 2^20. */
+	pto_kb_loopi(kb, 11, spin / SPIN_INNER);
+	pto_kb_loopi(kb, 10, SPIN_INNER);
 	pto_kb_alui(kb, PTO_ALU_ADD, 9, 9, 1);
+	pto_kb_endloop(kb);
 	pto_kb_endloop(kb);
 	pto_kb_loopi(kb, 1, STEPS);
 	pto_kb_alui(kb, PTO_ALU_MUL, 2, 1, R);
@@ -262,7 +268,7 @@ FIXTURE_TEARDOWN(ring)
 TEST_F_TIMEOUT(ring, popped_slots_are_the_pushed_ones_with_another_context_on_the_aiv,
 	       240)
 {
-	int64_t spin = 200000;
+	int64_t spin = SPIN_FIRST;
 	int i, hit = 0;
 
 	/* Longer cube spins until the window holds a marker unit. */

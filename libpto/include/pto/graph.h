@@ -497,6 +497,44 @@ PTO_API int pto_graph_exec_wait(struct pto_queue *q, uint64_t task_id,
  */
 PTO_API void pto_graph_exec_free(struct pto_graph_exec *x);
 
+/**
+ * pto_graph_replay() - pto_graph_run() through one launch of a recording
+ * @g: the graph @x was recorded from, with the same tasks since
+ * @x: recorded graph
+ * @q: queue of its device, holding no entry not yet taken
+ * @tensors: as pto_graph_launch_push()
+ * @scalars: as pto_graph_launch_push()
+ * @timeout_ns: how long to wait; <= 0 for no limit
+ *
+ * Launches @x once (one entry, one doorbell) and reads its completions
+ * into @g's results, so that pto_graph_task_status(), _blocks(),
+ * _error(), the hazards and the traces (PTO_TRACE_DIR) are this launch's,
+ * as pto_graph_run() leaves them for its run. On a profiling queue
+ * (PTO_QUEUE_F_PROFILE) every node's completions come back: each task's
+ * status, block records, profiles and scheduler records are its node's.
+ * On another queue only the launch's completion does: when it is OK
+ * every task is PTO_STATUS_OK (a predicated node that was skipped
+ * included); when a node failed, that node's task has its status, reason
+ * and detail and the others stay PTO_STATUS_PENDING (not reported); when
+ * the launch ended before any node was handed to the scheduler (its
+ * predicate skipped it, its dependency failed, its bindings were
+ * refused) every task has the launch's status. Block records are only
+ * kept on a profiling queue.
+ *
+ * Completions of other tasks on @q reaped meanwhile are dropped.
+ *
+ * Return: 0 when every task ended PTO_STATUS_OK or PTO_STATUS_SKIPPED,
+ * -EIO when one did not (pto_graph_error() names the first), -ETIME when
+ * @timeout_ns passed first, -EINVAL (@x not recorded from a graph of
+ * @g's task count, a tensor of another layout), -EBUSY (@q holds
+ * entries, or the device's in-flight cap left the launch in the SQ), or
+ * the errno of a queue call.
+ */
+PTO_API int pto_graph_replay(struct pto_graph *g, struct pto_graph_exec *x,
+			     struct pto_queue *q,
+			     const struct pto_tensor *const *tensors,
+			     const int64_t *scalars, int64_t timeout_ns);
+
 #ifdef __cplusplus
 }
 #endif
