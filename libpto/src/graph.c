@@ -21,15 +21,9 @@
 
 #include "internal.h"
 
-/* While nothing of ours is in flight yet the doorbell took nothing, other
- * queues of the device handle hold the in-flight cap: poll this often. */
-#define PTO_GRAPH_BACKOFF_NS 1000000
-/* CQEs read per ring access. */
-#define PTO_GRAPH_REAP_BATCH 64
-
 #include "graph_internal.h"
 
-static int pto_vec_reserve(struct pto_vec *v, size_t size, size_t extra)
+int pto_vec_reserve(struct pto_vec *v, size_t size, size_t extra)
 {
 	size_t want = v->n + extra, ncap = v->cap ? v->cap : 64;
 	void *p;
@@ -50,8 +44,8 @@ static int pto_vec_reserve(struct pto_vec *v, size_t size, size_t extra)
 }
 
 /* Append @count elements; the space must have been reserved. */
-static uint32_t pto_vec_append(struct pto_vec *v, size_t size, const void *src,
-			       size_t count)
+uint32_t pto_vec_append(struct pto_vec *v, size_t size, const void *src,
+			size_t count)
 {
 	size_t at = v->n;
 
@@ -66,29 +60,9 @@ static void pto_vec_free(struct pto_vec *v)
 	free(v->data);
 }
 
-static void pto_graph_print_hazards(const struct pto_graph *g);
-
 static struct pto_graph_task *pto_task(const struct pto_graph *g, size_t i)
 {
-	return PTO_VEC_AT(&g->tasks, struct pto_graph_task, i);
-}
-
-/*
- * Completions a task that ran posts: one per block and core. A mixed task
- * (AIC + AIV kernels) runs each block on its cluster's AIC and one AIV
- * (split NONE) or both (UP_DOWN).
- */
-static uint32_t pto_task_parts(bool mixed, uint32_t split_mode)
-{
-	if (!mixed)
-		return 1;
-	return split_mode == PTO_SPLIT_UP_DOWN ? 3 : 2;
-}
-
-static uint32_t pto_task_records(const struct pto_graph_task *t)
-{
-	return t->block_num *
-	       pto_task_parts(t->kernel[0] && t->kernel[1], t->split_mode);
+	return pto_graph_task_at(g, i);
 }
 
 PTO_API int pto_graph_new(struct pto_device *dev, struct pto_graph **out)
@@ -743,7 +717,7 @@ static int pto_graph_add_task_ctx(struct pto_add_ctx *cp)
 	if (ret)
 		return ret;
 	records = cp->blocks *
-		  pto_task_parts(desc->kernel_aiv && desc->kernel_aic,
+		  pto_graph_task_parts(desc->kernel_aiv && desc->kernel_aic,
 				 desc->split_mode);
 	if (g->total_blocks + records > UINT32_MAX)
 		return pto_add_fail(cp, -E2BIG, "too many blocks in the graph");
@@ -808,371 +782,6 @@ static int pto_graph_add_task_ctx(struct pto_add_ctx *cp)
 	return (int)cp->idx;
 }
 
-/* ------------------------------------------------------------- running */
-
-/**
- * struct pto_run - the state of one pto_graph_run()
- * @g: graph
- * @q: queue
- * @seq: this run's number, the upper half of user_data
- * @next: next task to push
- * @taken: tasks the device has taken (ids known)
- * @done: tasks whose last CQE arrived
- */
-struct pto_run {
-	struct pto_graph *g;
-	struct pto_queue *q;
-	uint32_t seq;
-	size_t next;
-	size_t taken;
-	size_t done;
-};
-
-static int pto_run_push(struct pto_run *r, size_t i)
-{
-	struct pto_graph *g = r->g;
-	const struct pto_graph_task *t = pto_task(g, i);
-	const uint32_t *gdeps = PTO_VEC_AT(&g->deps, uint32_t, t->dep_off);
-	int64_t deps[PTO_MAX_ARGS];
-	struct pto_sqe_parts e = { 0 };
-	uint32_t k;
-
-	for (k = 0; k < t->num_deps; k++) {
-		size_t j = gdeps[k];
-
-		deps[k] = j < r->taken ? (int64_t)pto_task(g, j)->task_id :
-					 -(int64_t)(i - j);
-	}
-	e.hdr = (struct drm_pto_npu_sqe){
-		.user_data = (uint64_t)r->seq << 32 | i,
-		.kernel_aiv = t->kernel[0],
-		.kernel_aic = t->kernel[1],
-		.flags = t->flags,
-		/* A grid sentinel goes as is: the device resolves it. */
-		.block_num = t->grid ? t->grid : t->block_num,
-		.num_tensors = t->num_tensors,
-		.num_scalars = t->num_scalars,
-		.num_deps = t->num_deps,
-		.split_mode = t->split_mode,
-		.slot_num = t->slot_num,
-	};
-	e.tensors = PTO_VEC_AT(&g->tensors, struct drm_pto_npu_tensor_arg,
-			       t->tensor_off);
-	e.scalars = PTO_VEC_AT(&g->scalars, int64_t, t->scalar_off);
-	e.deps = deps;
-	if (t->flags & DRM_PTO_NPU_TASK_F_PREDICATE)
-		e.pred = PTO_VEC_AT(&g->preds, struct drm_pto_npu_predicate,
-				    t->pred);
-	return pto_sq_push(&r->q->sq, &e);
-}
-
-/*
- * Block order; within a mixed task's block the AIC record first, then its
- * AIVs by core index (sub_block 0 before 1 under UP_DOWN).
- */
-static int pto_block_cmp(const void *x, const void *y)
-{
-	const struct pto_block_info *a = x, *b = y;
-
-	if (a->block != b->block)
-		return (a->block > b->block) - (a->block < b->block);
-	if (a->core_type != b->core_type)
-		return (a->core_type < b->core_type) -
-		       (a->core_type > b->core_type);
-	return (a->core > b->core) - (a->core < b->core);
-}
-
-/* A task's records and their profiles, sorted together by pto_block_cmp(). */
-struct pto_block_pair {
-	struct pto_block_info info;
-	struct pto_block_prof prof;
-	struct pto_sched_rec sched;
-};
-
-static int pto_block_pair_cmp(const void *x, const void *y)
-{
-	const struct pto_block_pair *a = x, *b = y;
-
-	return pto_block_cmp(&a->info, &b->info);
-}
-
-static void pto_sort_blocks(struct pto_graph *g, struct pto_graph_task *t)
-{
-	struct pto_block_info *b = &g->blocks[t->block_off];
-	struct pto_block_prof *p;
-	struct pto_sched_rec *s;
-	struct pto_block_pair *tmp;
-	uint32_t i;
-
-	if (!g->profs) {
-		qsort(b, t->nblocks, sizeof(*b), pto_block_cmp);
-		return;
-	}
-	p = &g->profs[t->block_off];
-	s = &g->scheds[t->block_off];
-	tmp = malloc(t->nblocks * sizeof(*tmp));
-	if (!tmp) {
-		/* Unsorted, but each record keeps its own profile. */
-		return;
-	}
-	for (i = 0; i < t->nblocks; i++)
-		tmp[i] = (struct pto_block_pair){ b[i], p[i], s[i] };
-	qsort(tmp, t->nblocks, sizeof(*tmp), pto_block_pair_cmp);
-	for (i = 0; i < t->nblocks; i++) {
-		b[i] = tmp[i].info;
-		p[i] = tmp[i].prof;
-		s[i] = tmp[i].sched;
-	}
-	free(tmp);
-}
-
-/* Keep a hazard of the run (a failed allocation loses only the report). */
-static void pto_run_hazard(struct pto_graph *g, uint32_t idx,
-			   const struct pto_cqe *c,
-			   const struct drm_pto_npu_hazard *in)
-{
-	struct pto_graph_hazard h = { .task = idx, .cqe = *c };
-
-	pto_hazard_from_drm(&h.h, in);
-	if (!pto_vec_reserve(&g->hazards, sizeof(h), 1))
-		pto_vec_append(&g->hazards, sizeof(h), &h, 1);
-}
-
-static void pto_run_complete(struct pto_run *r,
-			     const struct drm_pto_npu_cqe *cqe,
-			     const struct drm_pto_npu_prof *prof,
-			     const struct drm_pto_npu_hazard *haz)
-{
-	struct pto_graph *g = r->g;
-	struct pto_graph_task *t;
-	struct pto_cqe c;
-	uint64_t idx = cqe->user_data & UINT32_MAX;
-
-	/* Another run's, or not a graph's: not ours to record. */
-	if (cqe->user_data >> 32 != r->seq || idx >= g->tasks.n)
-		return;
-	t = pto_task(g, idx);
-	if (t->status != PTO_STATUS_PENDING)
-		return;
-	pto_cqe_from_drm(&c, cqe);
-	if (haz && (cqe->flags & DRM_PTO_NPU_CQE_F_HAZARD))
-		pto_run_hazard(g, (uint32_t)idx, &c, haz);
-	if (t->nblocks < pto_task_records(t)) {
-		if (g->profs) {
-			pto_prof_from_drm(&g->profs[t->block_off + t->nblocks],
-					  prof);
-			pto_sched_from_drm(&g->scheds[t->block_off + t->nblocks],
-					   &prof->sched);
-		}
-		g->blocks[t->block_off + t->nblocks++] = c.info;
-	}
-	if (!t->task_id)
-		t->task_id = cqe->task_id;
-	if (!(cqe->flags & DRM_PTO_NPU_CQE_F_LAST))
-		return;
-	t->status = cqe->status;
-	t->reason = cqe->reason;
-	t->detail = cqe->detail;
-	if (t->nblocks > 1)
-		pto_sort_blocks(g, t);
-	r->done++;
-}
-
-/* Every CQE ready now; returns how many were read. */
-static int pto_run_reap(struct pto_run *r)
-{
-	struct drm_pto_npu_cqe batch[PTO_GRAPH_REAP_BATCH];
-	struct drm_pto_npu_prof pbatch[PTO_GRAPH_REAP_BATCH];
-	struct drm_pto_npu_hazard hbatch[PTO_GRAPH_REAP_BATCH];
-	bool san = r->q->cq.hazs;
-	int total = 0, n, i;
-
-	do {
-		n = pto_cq_reap_ext(&r->q->cq, batch,
-				    r->g->profs ? pbatch : NULL,
-				    san ? hbatch : NULL, PTO_GRAPH_REAP_BATCH);
-		if (n < 0)
-			return n;
-		for (i = 0; i < n; i++)
-			pto_run_complete(r, &batch[i], &pbatch[i],
-					 san ? &hbatch[i] : NULL);
-		total += n;
-	} while (n == PTO_GRAPH_REAP_BATCH);
-	return total;
-}
-
-static int pto_run_doorbell(struct pto_run *r)
-{
-	uint32_t consumed = 0, k;
-	uint64_t first = 0;
-	int ret;
-
-	ret = r->q->ops->submit(r->q, 0, 0, &consumed, &first);
-	if (ret)
-		return ret;
-	if (consumed > r->next - r->taken || (consumed && !first))
-		return -EPROTO;
-	for (k = 0; k < consumed; k++)
-		pto_task(r->g, r->taken + k)->task_id = first + k;
-	r->taken += consumed;
-	/*
-	 * The rest may hold relative ids of tasks just taken, and the next
-	 * doorbell's ids need not follow on. Withdraw them: pushed again,
-	 * they name those tasks by absolute id.
-	 */
-	if (r->taken < r->next) {
-		pto_sq_retract(&r->q->sq);
-		r->next = r->taken;
-	}
-	return 0;
-}
-
-static int pto_run_loop(struct pto_run *r, int64_t deadline)
-{
-	size_t n = r->g->tasks.n;
-	int ret;
-
-	for (;;) {
-		uint32_t available, inflight;
-		int64_t now, until;
-		int reaped;
-
-		while (r->next < n) {
-			ret = pto_run_push(r, r->next);
-			if (ret == -EAGAIN)
-				break;
-			if (ret == -E2BIG) {
-				pto_msgf(
-					r->g->msg, sizeof(r->g->msg),
-					"task %zu needs more SQ slots than the queue's %u",
-					r->next, r->q->sq.nslots);
-				return ret;
-			}
-			if (ret)
-				return ret;
-			r->next++;
-		}
-		if (r->taken < r->next) {
-			ret = pto_run_doorbell(r);
-			if (ret)
-				return ret;
-		}
-		reaped = pto_run_reap(r);
-		if (reaped < 0)
-			return reaped;
-		if (r->done == n)
-			return 0;
-		if (reaped)
-			continue;
-
-		now = pto_time_ns();
-		if (now >= deadline)
-			return -ETIME;
-		until = deadline;
-		if (r->taken == r->done && until - now > PTO_GRAPH_BACKOFF_NS)
-			until = now + PTO_GRAPH_BACKOFF_NS;
-		ret = r->q->ops->wait(r->q, until, &available, &inflight);
-		if (ret && ret != -ETIME)
-			return ret;
-	}
-}
-
-static void pto_graph_reset_results(struct pto_graph *g)
-{
-	size_t i;
-
-	for (i = 0; i < g->tasks.n; i++) {
-		struct pto_graph_task *t = pto_task(g, i);
-
-		t->task_id = 0;
-		t->detail = 0;
-		t->nblocks = 0;
-		t->status = PTO_STATUS_PENDING;
-		t->reason = 0;
-	}
-}
-
-static bool pto_status_ok(int status)
-{
-	return status == PTO_STATUS_OK || status == PTO_STATUS_SKIPPED;
-}
-
-PTO_API int pto_graph_run(struct pto_graph *g, struct pto_queue *q,
-			  int64_t timeout_ns)
-{
-	struct pto_run r = { .g = g, .q = q };
-	struct pto_block_info *blocks;
-	int64_t deadline = INT64_MAX;
-	size_t i;
-	int ret;
-
-	if (!g)
-		return -EINVAL;
-	g->msg[0] = '\0';
-	if (!q || q->dev != g->dev) {
-		pto_msgf(g->msg, sizeof(g->msg),
-			 "the queue is not one of the graph's device");
-		return -EINVAL;
-	}
-	if (pto_sq_space(&q->sq) != q->sq.nslots) {
-		pto_msgf(
-			g->msg, sizeof(g->msg),
-			"the queue holds entries not yet taken: ring its doorbell first");
-		return -EBUSY;
-	}
-	blocks = realloc(g->blocks, (g->total_blocks ? g->total_blocks : 1) *
-					    sizeof(*blocks));
-	if (!blocks)
-		return -ENOMEM;
-	g->blocks = blocks;
-	free(g->profs);
-	free(g->scheds);
-	g->profs = NULL;
-	g->scheds = NULL;
-	if (pto_queue_profiling(q)) {
-		g->profs = calloc(g->total_blocks ? g->total_blocks : 1,
-				  sizeof(*g->profs));
-		g->scheds = calloc(g->total_blocks ? g->total_blocks : 1,
-				   sizeof(*g->scheds));
-		if (!g->profs || !g->scheds) {
-			free(g->profs);
-			free(g->scheds);
-			g->profs = NULL;
-			g->scheds = NULL;
-			return -ENOMEM;
-		}
-	}
-	pto_graph_reset_results(g);
-	g->hazards.n = 0;
-	g->ran = true;
-	r.seq = ++q->run_seq;
-	if (timeout_ns > 0 && timeout_ns < INT64_MAX - pto_time_ns())
-		deadline = pto_time_ns() + timeout_ns;
-
-	ret = pto_run_loop(&r, deadline);
-	g->runs++;
-	pto_trace_export(g);
-	pto_graph_print_hazards(g);
-	if (ret) {
-		/* Nothing may run that this call no longer accounts for. */
-		pto_sq_retract(&q->sq);
-		if (!g->msg[0])
-			pto_msgf(g->msg, sizeof(g->msg),
-				 "%zu of %zu tasks completed, %zu taken: %s",
-				 r.done, g->tasks.n, r.taken,
-				 ret == -ETIME ? "timed out" :
-						 pto_strerror(ret));
-		return ret;
-	}
-	for (i = 0; i < g->tasks.n; i++)
-		if (!pto_status_ok(pto_task(g, i)->status))
-			break;
-	if (i == g->tasks.n)
-		return 0;
-	pto_graph_first_error(g, g->msg, sizeof(g->msg));
-	return -EIO;
-}
-
 /* ------------------------------------------------------------- results */
 
 PTO_API unsigned int pto_graph_hazard_count(const struct pto_graph *g)
@@ -1217,7 +826,7 @@ PTO_API int pto_graph_hazard_str(const struct pto_graph *g, unsigned int i,
 }
 
 /* PTO_SANITIZE=1: every hazard of the run on stderr, as KASAN would. */
-static void pto_graph_print_hazards(const struct pto_graph *g)
+void pto_graph_print_hazards(const struct pto_graph *g)
 {
 	const char *san = getenv("PTO_SANITIZE");
 	char buf[400];
@@ -1415,6 +1024,20 @@ static void pto_describe(char *buf, size_t len, const struct pto_graph *g,
 	}
 }
 
+static size_t pto_first_failed(const struct pto_graph *g, bool reported)
+{
+	size_t i;
+
+	for (i = 0; i < g->tasks.n; i++) {
+		int st = pto_task(g, i)->status;
+
+		if (!pto_graph_status_ok(st) &&
+		    (!reported || st != PTO_STATUS_PENDING))
+			break;
+	}
+	return i;
+}
+
 PTO_API int pto_graph_first_error(const struct pto_graph *g, char *buf,
 				  size_t len)
 {
@@ -1427,13 +1050,13 @@ PTO_API int pto_graph_first_error(const struct pto_graph *g, char *buf,
 		buf[0] = '\0';
 	if (!g || !g->ran)
 		return -ENOENT;
-	for (i = 0; i < g->tasks.n; i++) {
-		t = pto_task(g, i);
-		if (!pto_status_ok(t->status))
-			break;
-	}
+	/* A task never reported (PENDING) only when none reported failing. */
+	i = pto_first_failed(g, true);
+	if (i == g->tasks.n)
+		i = pto_first_failed(g, false);
 	if (i == g->tasks.n)
 		return -ENOENT;
+	t = pto_task(g, i);
 	if (!buf || !len)
 		return (int)i;
 

@@ -111,6 +111,7 @@ struct pto_graph_access {
  * @msg: pto_graph_error() text
  * @name: pto_graph_set_name(), names trace files
  * @runs: runs so far (numbers trace files of unnamed graphs)
+ * @replay: the last run's launch when it was pto_graph_replay()
  */
 struct pto_graph {
 	struct pto_device *dev;
@@ -132,6 +133,13 @@ struct pto_graph {
 	char msg[PTO_GRAPH_MSG_SIZE];
 	char name[PTO_GRAPH_NAME_SIZE];
 	unsigned int runs;
+	struct pto_graph_replay_info {
+		bool on;
+		uint32_t graph;
+		uint64_t launch;
+		struct pto_cqe cqe;
+		struct pto_sched_rec sched;
+	} replay;
 };
 
 /*
@@ -143,6 +151,12 @@ struct pto_graph_hazard {
 	struct pto_cqe cqe;
 	struct pto_hazard h;
 };
+
+/* graph.c: room for @extra more elements of @size bytes (-E2BIG past
+ * 2^32 elements, -ENOMEM); append @count reserved ones, their index. */
+int pto_vec_reserve(struct pto_vec *v, size_t size, size_t extra);
+uint32_t pto_vec_append(struct pto_vec *v, size_t size, const void *src,
+			size_t count);
 
 #define PTO_VEC_AT(v, type, i) (&((type *)(v)->data)[i])
 
@@ -166,6 +180,57 @@ static inline uint32_t pto_graph_dep(const struct pto_graph *g,
 	return *PTO_VEC_AT(&g->ideps, uint32_t, t->idep_off + d - t->num_deps);
 }
 
+static inline struct pto_graph_task *pto_graph_task_at(const struct pto_graph *g,
+						      size_t i)
+{
+	return PTO_VEC_AT(&g->tasks, struct pto_graph_task, i);
+}
+
+/*
+ * Completions a task that ran posts: one per block and core. A mixed task
+ * (AIC + AIV kernels) runs each block on its cluster's AIC and one AIV
+ * (split NONE) or both (UP_DOWN).
+ */
+static inline uint32_t pto_graph_task_parts(bool mixed, uint32_t split_mode)
+{
+	if (!mixed)
+		return 1;
+	return split_mode == PTO_SPLIT_UP_DOWN ? 3 : 2;
+}
+
+static inline uint32_t pto_graph_task_records(const struct pto_graph_task *t)
+{
+	return t->block_num * pto_graph_task_parts(t->kernel[0] && t->kernel[1],
+						   t->split_mode);
+}
+
+static inline bool pto_graph_status_ok(int status)
+{
+	return status == PTO_STATUS_OK || status == PTO_STATUS_SKIPPED;
+}
+
+/*
+ * graph_run.c, shared by pto_graph_run() and pto_graph_replay():
+ * pto_graph_run_begin() checks @q and resets the results (-EINVAL,
+ * -EBUSY with the reason in g->msg; -ENOMEM); pto_graph_run_record()
+ * records completion @cqe of task @idx, true when it was the task's last;
+ * pto_graph_run_end() writes the traces and turns @ret and the tasks'
+ * statuses into the run's return value and message;
+ * pto_graph_deadline(): now + @timeout_ns, INT64_MAX for none.
+ */
+int pto_graph_run_begin(struct pto_graph *g, struct pto_queue *q);
+bool pto_graph_run_record(struct pto_graph *g, size_t idx,
+			  const struct drm_pto_npu_cqe *cqe,
+			  const struct drm_pto_npu_prof *prof,
+			  const struct drm_pto_npu_hazard *haz);
+int pto_graph_run_end(struct pto_graph *g, struct pto_queue *q, int ret,
+		      size_t done, size_t taken);
+int64_t pto_graph_deadline(int64_t timeout_ns);
+/* graph.c: PTO_SANITIZE=1 prints the run's hazards on stderr. */
+void pto_graph_print_hazards(const struct pto_graph *g);
+/* replay.c: the device's handle of a recorded graph. */
+uint32_t pto_graph_exec_handle(const struct pto_graph_exec *x);
+
 /* trace.c: write the swimlane and deps.json of the last run when
  * PTO_TRACE_DIR is set in the environment. */
 void pto_trace_export(struct pto_graph *g);
@@ -179,6 +244,9 @@ void pto_trace_export(struct pto_graph *g);
 void pto_json_str(FILE *f, const char *str);
 const char *pto_trace_task_name(const struct pto_graph *g, size_t i,
 				char *buf, size_t len);
+/* trace.c: a task's shape ("aiv", "aic", "mix"...), a predicate's op. */
+const char *pto_trace_shape_name(const struct pto_graph_task *t);
+const char *pto_trace_cmp_name(unsigned int op);
 
 /*
  * sched_phases.c: the scheduler's phases of a graph's last run, from its

@@ -487,3 +487,8 @@ PTO_API void pto_graph_exec_free(struct pto_graph_exec *x)
 		pto_ioctl(x->dev->fd, DRM_IOCTL_PTO_NPU_GRAPH_DESTROY, &d);
 	free(x);
 }
+
+uint32_t pto_graph_exec_handle(const struct pto_graph_exec *x)
+{
+	return x->handle;
+}

@@ -115,14 +115,14 @@ void pto_json_str(FILE *f, const char *str)
 	fputc('"', f);
 }
 
-static const char *shape_name(const struct pto_graph_task *t)
+const char *pto_trace_shape_name(const struct pto_graph_task *t)
 {
 	if (t->kernel[0] && t->kernel[1])
 		return "MIX";
 	return t->kernel[0] ? "AIV" : "AIC";
 }
 
-static const char *cmp_name(unsigned int op)
+const char *pto_trace_cmp_name(unsigned int op)
 {
 	static const char *const n[] = { "EQ", "NE", "GT", "LT", "GE", "LE" };
 
@@ -303,11 +303,14 @@ static void write_units(struct pto_trace_ctx *c, size_t i)
 			end > start ? end - start : 0.001, t->task_id, i,
 			b->block, k,
 			b->core_type == PTO_CORE_AIC ? "AIC" : "AIV", b->core,
-			shape_name(t), pto_status_name(b->status),
+			pto_trace_shape_name(t), pto_status_name(b->status),
 			staged ? "true" : "false", us(c, b->ts_dispatch),
 			us(c, b->ts_receive), start, end, us(c, b->ts_finish));
 		if (staged)
 			fprintf(c->f, ",\"release_us\":%.3f", us(c, b->ts_receive));
+		if (c->g->replay.on)
+			fprintf(c->f, ",\"launch\":%" PRIu64 ",\"graph\":%u",
+				c->g->replay.launch, c->g->replay.graph);
 		if (pr)
 			fprintf(c->f, ",\"waits\":%u,\"wait_us\":%.3f",
 				pr[k].nwaits, (double)pr[k].wait_ns / 1000.0);
@@ -598,6 +601,30 @@ static int write_sched(struct pto_trace_ctx *c)
 }
 
 /* The DRM client id of @fd (fdinfo drm-client-id: the tracepoints' ctx), or 0. */
+/* A replayed run: the launch, first dispatch to retire, on the scheduler
+ * lane as an async slice (it spans the lane's own slices). */
+static void write_launch(struct pto_trace_ctx *c)
+{
+	const struct pto_graph *g = c->g;
+	const struct pto_block_info *b = &g->replay.cqe.info;
+	uint64_t from = b->ts_dispatch ? b->ts_dispatch : b->ts_finish;
+
+	if (!g->replay.on || !g->replay.launch || !from)
+		return;
+	sep(c);
+	fprintf(c->f,
+		"{\"ph\":\"b\",\"pid\":%u,\"tid\":%u,\"cat\":\"launch\",\"name\":\"graph launch\",\"id\":\"L%" PRIu64
+		"\",\"ts\":%.3f,\"args\":{\"task_id\":%" PRIu64
+		",\"graph\":%u,\"nodes\":%zu,\"status\":\"%s\",\"failed_node\":%u}},\n"
+		"{\"ph\":\"e\",\"pid\":%u,\"tid\":%u,\"cat\":\"launch\",\"name\":\"graph launch\",\"id\":\"L%" PRIu64
+		"\",\"ts\":%.3f}",
+		c->pid, PTO_TRACE_SCHED_TID, g->replay.launch, us(c, from),
+		g->replay.launch, g->replay.graph, g->tasks.n,
+		pto_status_name(b->status), b->block, c->pid,
+		PTO_TRACE_SCHED_TID, g->replay.launch,
+		us(c, b->ts_finish > from ? b->ts_finish : from));
+}
+
 static uint64_t drm_client_id(int fd)
 {
 	char path[64], line[128];
@@ -670,6 +697,11 @@ PTO_API int pto_graph_write_swimlane(const struct pto_graph *g,
 		PTO_VERSION, c.t0, info.device_index,
 		drm_client_id(pto_device_fd(g->dev)));
 	pto_json_str(c.f, g->name);
+	if (g->replay.on)
+		fprintf(c.f,
+			",\"replay\":{\"graph\":%u,\"launch\":%" PRIu64
+			",\"nodes\":%zu}",
+			g->replay.graph, g->replay.launch, g->tasks.n);
 	fputs("},\"traceEvents\":[", c.f);
 	sep(&c);
 	fprintf(c.f,
@@ -706,6 +738,7 @@ PTO_API int pto_graph_write_swimlane(const struct pto_graph *g,
 		write_markers(&c, i);
 		write_flows(&c, i);
 	}
+	write_launch(&c);
 	ret = write_sched(&c);
 	if (!ret)
 		ret = write_counters(&c);
@@ -713,95 +746,6 @@ PTO_API int pto_graph_write_swimlane(const struct pto_graph *g,
 	if (!ret && ferror(c.f))
 		ret = -EIO;
 	if (fclose(c.f) && !ret)
-		ret = -errno;
-	return ret;
-}
-
-PTO_API int pto_graph_write_deps(const struct pto_graph *g, const char *path)
-{
-	FILE *f;
-	size_t i, nt = 0, ne = 0;
-	char nbuf[32];
-	int ret;
-
-	if (!g || !path)
-		return -EINVAL;
-	f = fopen(path, "w");
-	if (!f)
-		return -errno;
-	fputs("{\n\"tasks\": [", f);
-	for (i = 0; i < g->tasks.n; i++) {
-		const struct pto_graph_task *t = task_at(g, i);
-		unsigned int k;
-
-		fprintf(f, "%s\n  {\"id\": %zu, \"task_id\": %" PRIu64 ", \"name\": ",
-			i ? "," : "", i, t->task_id);
-		pto_json_str(f, pto_trace_task_name(g, i, nbuf, sizeof(nbuf)));
-		fprintf(f,
-			", \"kernels\": {\"aiv\": %u, \"aic\": %u}, \"block_num\": %u, \"shape\": \"%s\", \"status\": \"%s\", \"flags\": {\"early_resolve\": %s, \"sync_start\": %s, \"predicate\": ",
-			t->kernel[0], t->kernel[1], t->block_num, shape_name(t),
-			pto_status_name(t->status),
-			(t->flags & PTO_TASK_EARLY_RESOLVE) ? "true" : "false",
-			(t->flags & PTO_TASK_SYNC_START) ? "true" : "false");
-		if (t->flags & DRM_PTO_NPU_TASK_F_PREDICATE) {
-			const struct drm_pto_npu_predicate *p =
-				PTO_VEC_AT(&g->preds, struct drm_pto_npu_predicate,
-					   t->pred);
-
-			fprintf(f,
-				"{\"operand\": {\"tensor\": %zu, \"index\": [%u, %u]}, \"op\": \"%s\", \"literal\": %" PRId64 "}",
-				(size_t)t->tensor_off + p->tensor, p->row, p->col,
-				cmp_name(p->op), (int64_t)p->literal);
-		} else {
-			fputs("null", f);
-		}
-		fprintf(f, "}, \"split_mode\": \"%s\", ",
-			t->kernel[0] && t->kernel[1] ?
-			(t->split_mode ? "UP_DOWN" : "NONE") : "none");
-		/* The ring's slots as the device ran it (0: the default). */
-		if (t->kernel[0] && t->kernel[1])
-			fprintf(f, "\"slot_num\": %u, ",
-				t->slot_num ? t->slot_num : PTO_DEFAULT_SLOT_NUM);
-		fputs("\"tensors\": [", f);
-		for (k = 0; k < t->num_tensors; k++)
-			fprintf(f, "%s%u", k ? ", " : "", t->tensor_off + k);
-		fputs("]}", f);
-		nt++;
-	}
-	fputs("\n],\n\"tensors\": [", f);
-	for (i = 0; i < g->tensors.n; i++) {
-		const struct drm_pto_npu_tensor_arg *a =
-			PTO_VEC_AT(&g->tensors, struct drm_pto_npu_tensor_arg, i);
-		unsigned int k;
-
-		fprintf(f,
-			"%s\n  {\"id\": %zu, \"buffer\": %u, \"offset\": %" PRIu64 ", \"dtype\": \"%s\", \"shape\": [",
-			i ? "," : "", i, a->handle, (uint64_t)a->offset,
-			pto_dtype_name((enum pto_dtype)a->dtype));
-		for (k = 0; k < a->ndim; k++)
-			fprintf(f, "%s%u", k ? ", " : "", a->shape[k]);
-		fputs("]", f);
-		if (a->flags)
-			fprintf(f, ", \"dir\": \"%s\"",
-				a->flags == PTO_ARG_INOUT ? "inout" :
-				a->flags == PTO_ARG_IN ? "in" : "out");
-		fputs("}", f);
-	}
-	/* Edges inferred from directions (libpto's rule, the device's) marked. */
-	fputs("\n],\n\"edges\": [", f);
-	for (i = 0; i < g->tasks.n; i++) {
-		const struct pto_graph_task *t = task_at(g, i);
-		unsigned int d;
-
-		for (d = 0; d < pto_graph_ndeps(t); d++)
-			fprintf(f, "%s\n  {\"pred\": %u, \"succ\": %zu%s}",
-				ne++ ? "," : "", pto_graph_dep(g, t, d), i,
-				d < t->num_deps ? "" : ", \"inferred\": true");
-	}
-	fprintf(f, "\n]\n}\n");
-	(void)nt;
-	ret = ferror(f) ? -EIO : 0;
-	if (fclose(f) && !ret)
 		ret = -errno;
 	return ret;
 }
