@@ -83,7 +83,8 @@ struct layer {
 		*residual;
 	struct pto_tensor *h, *h2, *gate, *ws;
 	struct pto_buffer *xbuf, *ybuf;
-	struct pto_tensor *xs[PAIRS], *ys[PAIRS];	/* views of xbuf, ybuf */
+	/* Views of xbuf and ybuf, one pair per PAIRS. */
+	struct pto_tensor *xs[PAIRS], *ys[PAIRS];
 };
 
 /*
@@ -142,7 +143,7 @@ static struct pto_kernel *build_mix(struct pto_device *dev)
 	pto_kb_alui(kb, PTO_ALU_MUL, 2, 0, TILE_ROWS);	/* s2: own rows */
 	pto_kb_alui(kb, PTO_ALU_ADD, 4, 0, 1);
 	pto_kb_alui(kb, PTO_ALU_MOD, 4, 4, BLOCKS);
-	pto_kb_alui(kb, PTO_ALU_MUL, 4, 4, TILE_ROWS);	/* s4: the next's */
+	pto_kb_alui(kb, PTO_ALU_MUL, 4, 4, TILE_ROWS);	/* s4: next's */
 	pto_kb_ldi(kb, 3, 0);
 	pto_kb_tload(kb, ta, MIX_H, 2, 3);
 	pto_kb_tbinsf(kb, PTO_TBIN_MUL, ta, ta, MIX_MUL);
@@ -192,11 +193,12 @@ static void layer_alloc(struct pto_device *dev, struct layer *L)
 	L->expert1 = build_affine(dev, TILE_ROWS, E1_MUL, E1_ADD, "expert_1");
 	L->mix = build_mix(dev);
 	L->residual = build_residual(dev);
-	ex_check(pto_tensor_alloc(dev, PTO_DTYPE_F32, 2, shape, &L->h), "tensor h");
+	ex_check(pto_tensor_alloc(dev, PTO_DTYPE_F32, 2, shape, &L->h),
+		 "tensor h");
 	ex_check(pto_tensor_alloc(dev, PTO_DTYPE_F32, 2, shape, &L->h2),
 		 "tensor h2");
-	ex_check(pto_tensor_alloc(dev, PTO_DTYPE_I32, 2, (const int64_t[]){ 1, 2 },
-				  &L->gate),
+	ex_check(pto_tensor_alloc(dev, PTO_DTYPE_I32, 2,
+				  (const int64_t[]){ 1, 2 }, &L->gate),
 		 "tensor gate");
 	/* The SOFT syncall's counter: zero, then whole rounds only. */
 	ex_check(pto_tensor_alloc(dev, PTO_DTYPE_I32, 2,
@@ -238,9 +240,9 @@ static void layer_free(struct layer *L)
 	pto_kernel_free(L->embed);
 }
 
-/* One task of the layer; @dep < 0: none. */
-static void add_task(struct pto_graph *g, const char *name, struct pto_kernel *k,
-		     uint32_t blocks, uint32_t flags,
+/* One task of the layer: @scalar its one scalar argument, or NULL. */
+static void add_task(struct pto_graph *g, const char *name,
+		     struct pto_kernel *k, uint32_t blocks, uint32_t flags,
 		     struct pto_tensor *const *args, uint32_t nargs,
 		     const int64_t *scalar, const int64_t *deps, uint32_t ndeps,
 		     const struct pto_predicate *pred)
@@ -262,23 +264,26 @@ static void add_task(struct pto_graph *g, const char *name, struct pto_kernel *k
 
 /* The layer's graph for input @x, output @y and token @token. */
 static struct pto_graph *build_graph(struct pto_device *dev,
-				     const struct layer *L, struct pto_tensor *x,
-				     struct pto_tensor *y, int64_t token)
+				     const struct layer *L,
+				     struct pto_tensor *x, struct pto_tensor *y,
+				     int64_t token)
 {
 	static const struct pto_predicate p0 = { .tensor = 2, .op = PTO_CMP_GT,
 						 .row = 0, .col = 0 };
 	static const struct pto_predicate p1 = { .tensor = 2, .op = PTO_CMP_GT,
 						 .row = 0, .col = 1 };
 	static const int64_t used = BLOCKS;
-	struct pto_tensor *xh[2] = { x, L->h }, *hh[3] = { L->h, L->h, L->gate };
-	struct pto_tensor *mix[4] = { L->h, L->h2, y, L->ws }, *xy[2] = { x, y };
+	struct pto_tensor *xh[2] = { x, L->h }, *xy[2] = { x, y };
+	struct pto_tensor *hh[3] = { L->h, L->h, L->gate };
+	struct pto_tensor *mix[4] = { L->h, L->h2, y, L->ws };
 	int64_t deps[2];
 	struct pto_graph *g;
 	int i;
 
 	ex_check(pto_graph_new(dev, &g), "graph");
 	add_task(g, "embed", L->embed, BLOCKS, 0, xh, 2, NULL, NULL, 0, NULL);
-	add_task(g, "router", L->router, 1, 0, &L->gate, 1, &token, NULL, 0, NULL);
+	add_task(g, "router", L->router, 1, 0, &L->gate, 1, &token, NULL, 0,
+		 NULL);
 	for (i = 0; i < CHAIN; i++) {
 		char name[32];
 
@@ -286,19 +291,22 @@ static struct pto_graph *build_graph(struct pto_device *dev,
 		deps[0] = i ? T_STEP0 + i - 1 : T_EMBED;
 		/* Flagged when its consumer is the next step. */
 		add_task(g, name, L->step, 1,
-		    i + 1 < CHAIN ? PTO_TASK_EARLY_RESOLVE : 0, hh, 2, NULL,
-		    deps, 1, NULL);
+			 i + 1 < CHAIN ? PTO_TASK_EARLY_RESOLVE : 0, hh, 2,
+			 NULL, deps, 1, NULL);
 	}
 	deps[0] = T_ROUTER;
 	deps[1] = T_EXPERT0 - 1;
-	add_task(g, "expert_0", L->expert0, BLOCKS, 0, hh, 3, NULL, deps, 2, &p0);
+	add_task(g, "expert_0", L->expert0, BLOCKS, 0, hh, 3, NULL, deps, 2,
+		 &p0);
 	deps[1] = T_EXPERT0;
-	add_task(g, "expert_1", L->expert1, BLOCKS, 0, hh, 3, NULL, deps, 2, &p1);
+	add_task(g, "expert_1", L->expert1, BLOCKS, 0, hh, 3, NULL, deps, 2,
+		 &p1);
 	deps[0] = T_EXPERT1;
-	add_task(g, "mix", L->mix, BLOCKS, PTO_TASK_SYNC_START, mix, 4, &used, deps,
-	    1, NULL);
+	add_task(g, "mix", L->mix, BLOCKS, PTO_TASK_SYNC_START, mix, 4, &used,
+		 deps, 1, NULL);
 	deps[0] = T_MIX;
-	add_task(g, "residual", L->residual, BLOCKS, 0, xy, 2, NULL, deps, 1, NULL);
+	add_task(g, "residual", L->residual, BLOCKS, 0, xy, 2, NULL, deps, 1,
+		 NULL);
 	if (pto_graph_task_count(g) != T_COUNT)
 		ex_fail("the layer has %u tasks, want %d",
 			pto_graph_task_count(g), T_COUNT);
@@ -478,7 +486,8 @@ static double run_replay(struct pto_device *dev, const struct layer *L,
 	ex_name_graph(g, "replay");
 	ret = pto_graph_record(g, params, 2, &sp, 1, &x);
 	if (ret)
-		ex_fail("record: %s: %s", pto_strerror(ret), pto_graph_error(g));
+		ex_fail("record: %s: %s", pto_strerror(ret),
+			pto_graph_error(g));
 	if (pto_graph_exec_nodes(x) != T_COUNT)
 		ex_fail("record: %u nodes, want %d", pto_graph_exec_nodes(x),
 			T_COUNT);
