@@ -30,8 +30,11 @@
  *  - replay: the graph recorded once (pto_graph_record()), then per token
  *    one pto_graph_replay(): one entry binding the token and one of three
  *    (x, y) pairs, views at different offsets of two buffers, in turn.
- * Both forms' checksums must agree. The wall time per token of each and
- * their ratio are printed, never held against the run.
+ * An expert whose gate is 0 must be SKIPPED (slow; replay on a profiling
+ * queue, which reports every node: on another a launch that succeeded
+ * reports every task OK). Both forms' checksums must agree. The wall time
+ * per token of each and their ratio are printed, never held against the
+ * run.
  */
 #ifndef _GNU_SOURCE
 #define _POSIX_C_SOURCE 200809L
