@@ -61,6 +61,7 @@ TECHNIQUES = [
     ('early-resolve', [['early_resolve.unflagged'], ['early_resolve.flagged']]),
     ('syncall', [['barrier.two_tasks'], ['barrier.HARD_syncall'],
                  ['barrier.SOFT_syncall']]),
+    ('graph-replay', [['decoder_layer.slow'], ['decoder_layer.replay']]),
 ]
 
 WIDTH_IN = 12.0

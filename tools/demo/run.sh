@@ -4,7 +4,8 @@
 # as make bench does: the per-task techniques on one vCPU (SPMD,
 # predicate, early resolve, syncall: pto-bench rows 3, 5, 6, 7 in the same
 # boot), the mixed kernel on min(2, host CPUs) vCPUs (its halves overlap
-# only on cores running at once: row 4 beside it). Then
+# only on cores running at once: row 4 beside it; and decoder_layer, graph
+# replay). Then
 # tools/demo/summary.py (medians, gains, build/demo/summary.json, the
 # median runs into build/demo), tools/demo/confirm.py (every check
 # enforced, build/demo/confirm.json) and tools/demo/render.py (a before/after picture per
@@ -25,7 +26,7 @@ rm -rf "$build/demo-raw"
 	--env "PTO_DEMO_REPS=$reps PTO_DEMO_ONLY=spmd_add:moe:gated:early_resolve:barrier PTO_DEMO_BENCH_ROWS=3:5:6:7 PTO_DEMO_BENCH_REPS=$reps" \
 	--log "$build/vm/demo-1.log"
 "$vm" --mode demo --build "$build" --kernel bench --smp "$par" --timeout 2400 \
-	--env "PTO_DEMO_REPS=$reps PTO_DEMO_ONLY=matmul_bias:elementwise_add:exp_chain:matmul PTO_DEMO_BENCH_ROWS=4 PTO_DEMO_BENCH_REPS=$reps" \
+	--env "PTO_DEMO_REPS=$reps PTO_DEMO_ONLY=matmul_bias:elementwise_add:exp_chain:matmul:decoder_layer PTO_DEMO_BENCH_ROWS=4 PTO_DEMO_BENCH_REPS=$reps" \
 	--log "$build/vm/demo-2.log"
 
 rm -rf "$build/demo"
