@@ -54,7 +54,14 @@ initrd="$build/vm/initramfs-$kernel.cpio"
 "$here/mkinitramfs.sh" "$build" "$kout/modroot" "$initrd"
 
 # oops=panic + panic=-1 + -no-reboot: a crashed kernel ends the run at once.
-append="console=ttyS0 loglevel=5 oops=panic panic=-1 pto.mode=$mode"
+# tsc=unstable: under TCG the guest's TSC is the host's raw rdtsc, and a
+# host that is itself a VM restored from a snapshot (this CI's machines
+# boot with tsc=unstable for that reason) can move it by days at once; a
+# guest clocked by the TSC then jumps, fires every timeout at once and
+# prints timekeeping splats (seen: "Long readout interval" with cs_nsec
+# 4.7e14 against a watchdog's 5.7e8). The guest then keeps time by the
+# HPET, which qemu derives from the host's CLOCK_MONOTONIC.
+append="console=ttyS0 loglevel=5 oops=panic panic=-1 tsc=unstable pto.mode=$mode"
 [ -z "$only" ] || append="$append pto.only=$(echo "$only" | tr ' ' ',')"
 [ -z "$vmenv" ] || append="$append pto.env=$(echo "$vmenv" | tr ' ' ',')"
 set -- qemu-system-x86_64 -accel tcg,thread=multi -cpu max -smp "$smp" -m "$mem" \
