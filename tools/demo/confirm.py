@@ -619,6 +619,68 @@ def verdict_syncall(two, hard, soft):
     return v
 
 
+def verdict_replay(slow, rep):
+    """Graph replay: the replayed run is the slow form's graph, launched
+    once. Structural, from the files alone: the same tasks (names, block
+    counts, statuses of the same token) and the same edges; otherData and
+    deps.json name one launch of all of them; every bar carries that
+    launch; each (node, block) ran once; one launch slice."""
+    v = Verdict()
+    if not (slow and rep):
+        return v.missing('decoder_layer.slow', 'decoder_layer.replay')
+    meta = rep.trace.get('otherData', {}).get('replay')
+    if not v.need(meta is not None, 'the replayed run has no otherData.replay'):
+        return v
+    v.need(rep.deps.get('replay') == meta,
+           'deps.json\'s replay %r is not the swimlane\'s %r' % (rep.deps.get('replay'), meta))
+    launch, n = meta.get('launch'), meta.get('nodes')
+    v.need(n == rep.tasks() == slow.tasks(),
+           'nodes: %r recorded, %d in the replayed run, %d in the slow form' %
+           (n, rep.tasks(), slow.tasks()))
+    def shape(run):
+        return [(t['name'], t['block_num'], t['status']) for t in run.deps['tasks']]
+    v.need(shape(slow) == shape(rep),
+           'the tasks differ (name, blocks, status): slow %r, replay %r' %
+           ([x for x in shape(slow) if x not in shape(rep)][:2],
+            [x for x in shape(rep) if x not in shape(slow)][:2]))
+    edges = sorted((e['pred'], e['succ']) for e in slow.deps['edges'])
+    redges = sorted((e['pred'], e['succ']) for e in rep.deps['edges'])
+    v.need(edges == redges, 'edges: %d in the slow form, %d replayed, %d in one only' %
+           (len(edges), len(redges), len(set(edges) ^ set(redges))))
+    v.need(all(t['task_id'] == launch for t in rep.deps['tasks']),
+           'a node whose task_id is not the launch %r' % launch)
+    v.need(all(b['args'].get('launch') == launch and b['args'].get('graph') == meta.get('graph')
+               for b in rep.bars), 'a bar without the launch and graph args')
+    # Each block once: a MIX block is one AIC unit and one AIV (NONE) or
+    # two (UP_DOWN), a single-engine block one unit.
+    for t in rep.deps['tasks']:
+        parts = 1 if t['shape'] != 'MIX' else (3 if t['split_mode'] == 'UP_DOWN' else 2)
+        per = {}
+        for b in rep.bars_of(t['id']):
+            per[b['args']['block']] = per.get(b['args']['block'], 0) + 1
+        extra = sorted(k for k, c in per.items() if c > parts)
+        if not v.need(not extra, 'node %d (%s): block(s) %r ran more than once' %
+                      (t['id'], t['name'], extra)):
+            break
+    for t in rep.deps['tasks']:
+        if t['status'] != 'OK':
+            continue
+        blocks = sorted({b['args']['block'] for b in rep.bars_of(t['id'])})
+        if not v.need(blocks == list(range(t['block_num'])),
+                      'node %d (%s): blocks %r ran, want 0..%d' %
+                      (t['id'], t['name'], blocks, t['block_num'] - 1)):
+            break
+    launches = [e for e in rep.slices if e.get('cat') == 'launch']
+    v.need(len(launches) == 1 and launches[0]['args'].get('task_id') == launch,
+           '%d launch slices, want one of launch %r' % (len(launches), launch))
+    v.fact('%d tasks, %d edges: one launch (task %r, graph %r) of %d nodes; %d bars; '
+           'makespan %.0f -> %.0f us (reported: the cores\' time is the same, what a '
+           'launch saves is host and intake work)' %
+           (slow.tasks(), len(edges), launch, meta.get('graph'), n or 0, len(rep.bars),
+            slow.makespan_us(), rep.makespan_us()))
+    return v
+
+
 class Report:
     def __init__(self, examples, enforce_timing):
         self.rows = []
@@ -686,7 +748,15 @@ def check_syncall(d, rep):
     rep.add('syncall', 'SOFT syncall', soft, v, 'barrier')
 
 
-CHECKS = (check_mixed, check_spmd, check_predicate, check_early, check_syncall)
+def check_replay(d, rep):
+    slow, fast = load(d, 'decoder_layer.slow'), load(d, 'decoder_layer.replay')
+    v = verdict_replay(slow, fast)
+    rep.add('graph replay', 'built and run', slow, v, 'decoder_layer')
+    rep.add('graph replay', 'replayed', fast, v, 'decoder_layer')
+
+
+CHECKS = (check_mixed, check_spmd, check_predicate, check_early, check_syncall,
+          check_replay)
 
 
 def run_checks(d, enforce_timing=True):

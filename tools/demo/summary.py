@@ -92,7 +92,7 @@ MEASURES = {'makespan': 'makespan', 'gap': 'median producer end -> consumer star
 # The technique's name in confirm.py's rows.
 CONFIRM_NAME = {'mixed-kernel': 'mixed kernel', 'spmd': 'SPMD', 'predicate': 'predicate',
                 'predicate-gated': 'predicate', 'early-resolve': 'early resolve',
-                'syncall': 'syncall', 'graph-replay': None}
+                'syncall': 'syncall', 'graph-replay': 'graph replay'}
 
 
 def quartiles(vals):

@@ -36,6 +36,7 @@ class Graph:
         self.edges = []
         self.units = []     # (task, block, lane, dispatch, start, end, staged, waits, release)
         self.markers = True
+        self.replay = None  # {'graph', 'launch', 'nodes'}: a replayed run
 
     def task(self, name, blocks=1, shape='AIV', deps=(), status='OK', early=False,
              sync=False, predicate=False, split='none', slots=2):
@@ -97,6 +98,8 @@ class Graph:
                         'wait_us': sum(we - wb for _, wb, we in waits)}
                 if staged:
                     args['release_us'] = release
+                if self.replay:
+                    args.update(launch=self.replay['launch'], graph=self.replay['graph'])
                 ev.append({'ph': 'X', 'pid': 1, 'tid': tid, 'name': t['name'],
                            'cat': 'block',
                            'ts': start, 'dur': max(end - start, 0.001),
@@ -138,10 +141,23 @@ class Graph:
         return ev
 
     def write(self, d, name):
+        top = {'displayTimeUnit': 'ns', 'traceEvents': self.events()}
+        deps = {'tasks': self.tasks, 'tensors': [], 'edges': self.edges}
+        if self.replay:
+            top['otherData'] = {'producer': 'pto-npu', 'replay': self.replay}
+            deps['replay'] = self.replay
+            r = self.replay
+            top['traceEvents'] += [
+                {'ph': 'b', 'pid': 1, 'tid': 1, 'cat': 'launch', 'name': 'graph launch',
+                 'id': 'L%d' % r['launch'], 'ts': 0.0,
+                 'args': {'task_id': r['launch'], 'graph': r['graph'],
+                          'nodes': r['nodes'], 'status': 'OK', 'failed_node': 0}},
+                {'ph': 'e', 'pid': 1, 'tid': 1, 'cat': 'launch', 'name': 'graph launch',
+                 'id': 'L%d' % r['launch'], 'ts': 5000.0}]
         with open(os.path.join(d, name + '.trace.json'), 'w') as f:
-            json.dump({'displayTimeUnit': 'ns', 'traceEvents': self.events()}, f)
+            json.dump(top, f)
         with open(os.path.join(d, name + '.deps.json'), 'w') as f:
-            json.dump({'tasks': self.tasks, 'tensors': [], 'edges': self.edges}, f)
+            json.dump(deps, f)
 
 
 # --- good runs, one per form make demo records -------------------------------
@@ -327,6 +343,54 @@ def barrier_syncall(name, blocks, noop=False, two_tasks=False, twice=False,
     return g
 
 
+def decoder(replayed, twice=False, drop_edge=False, gate=1):
+    """A small decoder layer: an SPMD embed, a chain of 3 steps, a gated
+    expert (SKIPPED when gate is 0), a residual. Replayed: every task is
+    a node of launch 77 (graph 3). twice: node 1's block runs twice;
+    drop_edge: the replayed graph lost an edge."""
+    g = Graph()
+    emb = g.task('embed', blocks=4)
+    prev = emb
+    for k in range(3):
+        prev = g.task('step_%d' % k, deps=[prev], early=True)
+    exp = g.task('expert_0', blocks=2, deps=[prev], predicate=True,
+                 status='OK' if gate else 'SKIPPED')
+    res = g.task('residual', deps=[exp] if not (replayed and drop_edge) else [])
+    t = 0.0
+    for k in range(4):
+        g.unit(emb, k, 'AIV_%d' % k, t, t + 5 + k, t + 100 + k)
+    t = 110.0
+    for i in range(1, 4):
+        g.unit(i, 0, 'AIV_%d' % i, t, t + 5, t + 100)
+        if twice and i == 1:
+            g.unit(i, 0, 'AIV_%d' % i, t, t + 5, t + 100)
+        t += 110.0
+    if gate:
+        for k in range(2):
+            g.unit(exp, k, 'AIV_%d' % k, t, t + 5, t + 100)
+        t += 110.0
+    g.unit(res, 0, 'AIV_0', t, t + 5, t + 100)
+    if replayed:
+        for task in g.tasks:
+            task['task_id'] = 77
+        g.replay = {'graph': 3, 'launch': 77, 'nodes': len(g.tasks)}
+    return g
+
+
+def decoder_stale():
+    """One bar carries another launch (a stale binding's)."""
+    g = decoder(True)
+    events = g.events
+
+    def ev():
+        out = events()
+        bar = next(e for e in out if e.get('cat') == 'block')
+        bar['args']['launch'] = 76
+        return out
+    g.events = ev
+    return g
+
+
 GOOD = {
     'matmul_bias.two_tasks': mixed_two_tasks,
     'matmul_bias._c__mixed_up_down': mixed_up_down,
@@ -341,11 +405,15 @@ GOOD = {
     'barrier.two_tasks': barrier_two_tasks,
     'barrier.HARD_syncall': lambda: barrier_syncall('reduce_hard', AIV),
     'barrier.SOFT_syncall': lambda: barrier_syncall('reduce_soft', 20),
+    'decoder_layer.slow': lambda: decoder(False),
+    'decoder_layer.replay': lambda: decoder(True),
 }
-EXAMPLES = ['barrier', 'early_resolve', 'gated', 'matmul_bias', 'moe', 'spmd_add']
+EXAMPLES = ['barrier', 'decoder_layer', 'early_resolve', 'gated', 'matmul_bias', 'moe',
+            'spmd_add']
 
 TECH = {'matmul_bias': 'mixed kernel', 'spmd_add': 'SPMD', 'moe': 'predicate',
-        'gated': 'predicate', 'early_resolve': 'early resolve', 'barrier': 'syncall'}
+        'gated': 'predicate', 'early_resolve': 'early resolve', 'barrier': 'syncall',
+        'decoder_layer': 'graph replay'}
 
 
 # Mutations: (name, file, broken run, what must hold: 'fail' structural,
@@ -416,6 +484,16 @@ MUTATIONS = [
      'barrier.HARD_syncall', lambda: barrier_syncall('reduce_hard', AIV, twice=True), 'fail'),
     ('syncall: HARD on part of the AIVs', 'barrier.HARD_syncall',
      lambda: barrier_syncall('reduce_hard', 20), 'fail'),
+    ('replay: a node\'s block ran twice', 'decoder_layer.replay',
+     lambda: decoder(True, twice=True), 'fail'),
+    ('replay: the replayed graph lost an edge', 'decoder_layer.replay',
+     lambda: decoder(True, drop_edge=True), 'fail'),
+    ('replay: a bar of another launch (a stale binding)', 'decoder_layer.replay',
+     decoder_stale, 'fail'),
+    ('replay: the replayed run is entries (no launch)', 'decoder_layer.replay',
+     lambda: decoder(False), 'fail'),
+    ('replay: the gate read as another value (a skipped expert ran)', 'decoder_layer.replay',
+     lambda: decoder(True, gate=0), 'fail'),
 ]
 
 
