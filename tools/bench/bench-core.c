@@ -450,6 +450,7 @@ static const struct bench_row rows_table[] = {
 	{ .n = 16, .run = row16_replay },
 	{ .n = 17, .run = row17_replay_node },
 	{ .n = 18, .run = row18_replay_launch },
+	{ .n = 19, .run = row19_replay_memory },
 };
 
 static bool want_row(const char *rows, int pass, const struct bench_row *row)

@@ -226,6 +226,9 @@ void row8_bandwidth(struct bench *B);
 void row9_matmul(struct bench *B);
 
 /* rows-memory.c */
+/* Slab + VmallocUsed (+ Shmem) of /proc/meminfo; debugfs spare task bytes. */
+double kmem_bytes(bool shmem, double *slab_out, double *vmalloc_out);
+double spare_bytes(struct bench *B, bool *ok);
 void row10_memory(struct bench *B);
 void row14_memory_model(struct bench *B);
 
@@ -237,5 +240,6 @@ void row12_start_delay(struct bench *B);
 void row16_replay(struct bench *B);
 void row17_replay_node(struct bench *B);
 void row18_replay_launch(struct bench *B);
+void row19_replay_memory(struct bench *B);
 
 #endif /* PTO_BENCH_H */

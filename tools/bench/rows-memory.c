@@ -7,7 +7,7 @@
 /* ------------------------------------------------------------ row 10 */
 
 /* Slab + VmallocUsed (+ Shmem with @shmem) from /proc/meminfo, bytes. */
-static double kmem_bytes(bool shmem, double *slab_out, double *vmalloc_out)
+double kmem_bytes(bool shmem, double *slab_out, double *vmalloc_out)
 {
 	FILE *f = fopen("/proc/meminfo", "r");
 	char line[256];
@@ -38,7 +38,7 @@ static double kmem_bytes(bool shmem, double *slab_out, double *vmalloc_out)
  * "spares"), 0 when unreadable (no debugfs: then *ok is false). In-flight
  * tasks take spares before the slab, so a meminfo delta misses them.
  */
-static double spare_bytes(struct bench *B, bool *ok)
+double spare_bytes(struct bench *B, bool *ok)
 {
 	char path[128];
 	unsigned long long v;

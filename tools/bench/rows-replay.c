@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * rows-replay.c: pto-bench rows 16, 17 and 18 (graph replay, uapi 7): a
+ * rows-replay.c: pto-bench rows 16 to 19 (graph replay, uapi 7): a
  * graph recorded once (pto_graph_record()) and run by one launch entry,
  * against the same empty tasks submitted as plain entries.
  */
@@ -254,4 +254,64 @@ void row18_replay_launch(struct bench *B)
 		row_abba(B, &r, row18_form, &a, 0);
 	row_emit(&r);
 	pto_graph_exec_free(a.x);
+}
+
+/* ------------------------------------------------------------ row 19 */
+
+/* Kernel memory of one recording of @n empty nodes, per node (B->err). */
+static int row19_sample(struct bench *B, unsigned int n, bool chain,
+			double *per_node, double *spares)
+{
+	struct pto_graph_exec *x = NULL;
+	double m0, m1, p0, p1;
+	bool ok = true;
+	int ret;
+
+	sync();
+	p0 = spare_bytes(B, &ok);
+	m0 = kmem_bytes(false, NULL, NULL);
+	ret = replay_record(B, NULL, n, chain, NULL, &x);
+	if (ret)
+		return ret;
+	m1 = kmem_bytes(false, NULL, NULL);
+	p1 = spare_bytes(B, &ok);
+	pto_graph_exec_free(x);
+	/* Spare task memory the templates took was in Slab before. */
+	*per_node = (m1 - m0 + p0 - p1) / n;
+	*spares = ok ? (p0 - p1) / n : NAN;
+	return 0;
+}
+
+void row19_replay_memory(struct bench *B)
+{
+	static const struct row_head head = {
+		.id = "19",
+		.title = "kernel memory per recorded node",
+		.a_label = "per recorded node (chain)", .a_unit = "bytes",
+		.b_label = "per recorded node (fan)", .b_unit = "bytes",
+		.ratio_def = "chain / fan",
+		.op = T_LE, .target = 256, .target_on_a = true,
+		.target_text = "<= 256 bytes per recorded node",
+	};
+	unsigned int n = B->quick ? 1000 : 4000;
+	int rep, reps = B->reps < 5 ? B->reps : 5;
+	double a, b, sa, sb;
+	struct row r;
+
+	row_start(&r, &head,
+		  "/proc/meminfo Slab+VmallocUsed delta (plus spare task memory taken) of a recorded graph of %u empty AIV nodes, alive on the device: a chain (one edge each) vs a fan (no edges), per node",
+		  n);
+	for (rep = 0; rep < reps; rep++) {
+		if (row19_sample(B, n, true, &a, &sa) ||
+		    row19_sample(B, n, false, &b, &sb)) {
+			if (rep_failed(&r, B->err, rep))
+				break;
+			continue;
+		}
+		row_pair(&r, a, b);
+		if (!isnan(sa))
+			row_extra(&r, "spares_taken_bytes_per_node", sa);
+	}
+	row_note(&r, "meminfo counts kB pages of the whole kernel: other activity adds noise of a few bytes per node.");
+	row_emit(&r);
 }
