@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * libpto internal: the task graph's representation, shared by the graph
- * runner (graph.c) and the trace writers (trace.c).
+ * libpto internal: the task graph's representation, shared by its
+ * builder (graph.c), runners (graph_run.c, replay_run.c), results
+ * (graph_results.c) and trace writers (trace*.c).
  */
 #ifndef PTO_GRAPH_INTERNAL_H
 #define PTO_GRAPH_INTERNAL_H
@@ -226,7 +227,11 @@ bool pto_graph_run_record(struct pto_graph *g, size_t idx,
 int pto_graph_run_end(struct pto_graph *g, struct pto_queue *q, int ret,
 		      size_t done, size_t taken);
 int64_t pto_graph_deadline(int64_t timeout_ns);
-/* graph.c: PTO_SANITIZE=1 prints the run's hazards on stderr. */
+/* graph.c: task @t's name ("" if none); "task 3 'name'" or "task 3". */
+const char *pto_graph_task_name_at(const struct pto_graph *g,
+				   const struct pto_graph_task *t);
+void pto_graph_task_label(char *buf, size_t len, size_t idx, const char *name);
+/* graph_results.c: PTO_SANITIZE=1 prints the run's hazards on stderr. */
 void pto_graph_print_hazards(const struct pto_graph *g);
 /* replay.c: the device's handle of a recorded graph. */
 uint32_t pto_graph_exec_handle(const struct pto_graph_exec *x);
