@@ -527,8 +527,9 @@ PTO_API void pto_graph_exec_free(struct pto_graph_exec *x);
  * -EIO when one did not (pto_graph_error() names the first), -ETIME when
  * @timeout_ns passed first, -EINVAL (@x not recorded from a graph of
  * @g's task count, a tensor of another layout), -EBUSY (@q holds
- * entries, or the device's in-flight cap left the launch in the SQ), or
- * the errno of a queue call.
+ * entries not yet taken), or the errno of a queue call. While the
+ * device's in-flight cap (other queues' tasks) leaves the launch in the
+ * SQ, the call rings again until @timeout_ns.
  */
 PTO_API int pto_graph_replay(struct pto_graph *g, struct pto_graph_exec *x,
 			     struct pto_queue *q,
