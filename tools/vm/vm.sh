@@ -63,8 +63,8 @@ initrd="$build/vm/initramfs-$kernel.cpio"
 # "Long readout interval" with cs_nsec 4.7e14 against a watchdog's 5.7e8).
 # The HPET is immune but each read is an emulated MMIO access: an empty
 # task costs 13.3 us instead of 9.4 (make bench row 1, two boots one after
-# the other), and the debug kernel's kselftests about 10 % more time
-# (close_pending, early_stage, syncall_hard: 89 s against 98). On a host
+# the other), and in make check the debug kernel's fairness suite 256 s
+# against 154. On a host
 # that is snapshotted while it runs, use PTO_VM_CLOCK=hpet.
 case "${PTO_VM_CLOCK:-}" in
 hpet) clock=tsc=unstable ;;
