@@ -11,7 +11,10 @@
  *	spmd48     N forms of one 48-block task
  *
  * One measurement: push every task, one doorbell, reap every CQE (the
- * device is opened, the queue and kernel made once, before). Per
+ * device is opened, the queue and kernel made once, before). The replay
+ * form (runtime "pto-npu-replay"): the same tasks recorded once per size
+ * as a graph (pto_graph_record(), before measuring), then one measurement
+ * is one launch (pto_graph_launch(), one entry) to its one CQE. Per
  * repetition the sizes run small, large, large, small; the per-task cost
  * is the slope between the sizes, as for the simulator, whose every run
  * starts and joins its threads. Output, per workload:
@@ -20,7 +23,9 @@
  *
  * usage: pto-peer [REPS [WORKLOAD]]
  */
+#include <pto/graph.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -109,6 +114,69 @@ static double run_us(int kind, unsigned int n)
 	return (double)(pto_time_ns() - t0) / 1e3;
 }
 
+/* The tasks of @kind at size @n as a recorded graph. */
+static struct pto_graph_exec *record(int kind, unsigned int n)
+{
+	static const struct pto_predicate pred = { .tensor = 0, .op = PTO_CMP_GT };
+	struct pto_task_desc d = { .kernel_aiv = k_empty, .block_num = 1 };
+	unsigned int tasks = kind == 3 ? n * 48 : n, i;
+	struct pto_graph_exec *x = NULL;
+	struct pto_graph *g;
+	int64_t dep;
+	int ret;
+
+	if (kind == 2) {
+		d.tensors = &gate;
+		d.num_tensors = 1;
+		d.predicate = &pred;
+	}
+	if (kind == 4)
+		d.block_num = 48;
+	if ((ret = pto_graph_new(dev, &g)))
+		die("graph", ret);
+	for (i = 0; i < tasks; i++) {
+		dep = (int64_t)i - 1;
+		d.deps = kind == 1 && i ? &dep : NULL;
+		d.num_deps = kind == 1 && i ? 1 : 0;
+		if ((ret = pto_graph_add_task(g, &d)) < 0)
+			die("graph add", ret);
+	}
+	if ((ret = pto_graph_record(g, NULL, 0, NULL, 0, &x))) {
+		fprintf(stderr, "pto-peer: record: %s\n", pto_graph_error(g));
+		die("record", ret);
+	}
+	pto_graph_free(g);
+	return x;
+}
+
+/* One launch of @x to its CQE, us. */
+static double launch_us(struct pto_graph_exec *x)
+{
+	int64_t t0 = pto_time_ns(), t1;
+	struct pto_cqe res;
+	uint64_t id = 0;
+	int ret;
+
+	if ((ret = pto_graph_launch(x, q, NULL, NULL, &id)))
+		die("launch", ret);
+	t1 = pto_time_ns();
+	ret = pto_graph_exec_wait(q, id, INT64_C(120) * 1000 * 1000 * 1000, &res);
+	if (ret) {
+		fprintf(stderr, "pto-peer: launch ended %s (node %u)\n",
+			pto_status_name(res.info.status), res.info.block);
+		exit(1);
+	}
+	sec_push = 0;
+	sec_doorbell = (double)(t1 - t0) / 1e3;
+	sec_reap = (double)(pto_time_ns() - t1) / 1e3;
+	return (double)(pto_time_ns() - t0) / 1e3;
+}
+
+static double form_us(struct pto_graph_exec *x, int kind, unsigned int n)
+{
+	return x ? launch_us(x) : run_us(kind, n);
+}
+
 static int cmp(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -128,7 +196,7 @@ int main(int argc, char **argv)
 		{ "fan", 0, 200, 2000 }, { "chain", 1, 200, 2000 }, { "skip", 2, 200, 2000 },
 		{ "singles48", 3, 5, 40 }, { "spmd48", 4, 5, 40 },
 	};
-	int reps = argc > 1 ? atoi(argv[1]) : 7, r, w, ret;
+	int reps = argc > 1 ? atoi(argv[1]) : 7, r, w, f, ret;
 	const char *only = argc > 2 ? argv[2] : NULL;
 	const int64_t shape[2] = { 1, 16 };
 	double ts[64], tl[64], sl[64], sp[3][64];
@@ -152,21 +220,29 @@ int main(int argc, char **argv)
 		die("gate tensor", ret);
 	memset(pto_tensor_data(gate), 0, 64);
 	run_us(0, 200); /* warm up: page in the rings, spawn the workers */
-	for (w = 0; w < (int)(sizeof(wl) / sizeof(wl[0])); w++) {
+	for (f = 0; f < 2 * (int)(sizeof(wl) / sizeof(wl[0])); f++) {
 		double mn = 1e300, mx = -1e300, ms = 1e300, ml = 1e300;
+		struct pto_graph_exec *xs = NULL, *xl = NULL;
+		bool replay = f & 1;
 
+		w = f / 2;
 		if (only && strcmp(only, wl[w].name))
 			continue;
-
+		if (replay) {
+			xs = record(wl[w].kind, wl[w].small);
+			xl = record(wl[w].kind, wl[w].large);
+			launch_us(xs);
+		}
 		for (r = 0; r < reps; r++) {
-			double s1 = run_us(wl[w].kind, wl[w].small), l1 = run_us(wl[w].kind, wl[w].large);
-			double l2 = run_us(wl[w].kind, wl[w].large), s2;
+			double s1 = form_us(xs, wl[w].kind, wl[w].small);
+			double l1 = form_us(xl, wl[w].kind, wl[w].large);
+			double l2 = form_us(xl, wl[w].kind, wl[w].large), s2;
 
 			/* The sections of the second large run, per task (per form). */
 			sp[0][r] = sec_push / wl[w].large;
 			sp[1][r] = sec_doorbell / wl[w].large;
 			sp[2][r] = sec_reap / wl[w].large;
-			s2 = run_us(wl[w].kind, wl[w].small);
+			s2 = form_us(xs, wl[w].kind, wl[w].small);
 
 			ts[r] = (s1 + s2) / 2;
 			tl[r] = (l1 + l2) / 2;
@@ -176,8 +252,11 @@ int main(int argc, char **argv)
 			ms = ts[r] < ms ? ts[r] : ms;
 			ml = tl[r] < ml ? tl[r] : ml;
 		}
-		printf("=== PTO-PEER {\"runtime\":\"pto-npu\",\"width\":\"%u clusters\",\"clusters\":%u,"
+		pto_graph_exec_free(xs);
+		pto_graph_exec_free(xl);
+		printf("=== PTO-PEER {\"runtime\":\"%s\",\"width\":\"%u clusters\",\"clusters\":%u,"
 		       "\"workload\":\"%s\",\"n_small\":%u,\"n_large\":%u,\"slopes_us\":[",
+		       replay ? "pto-npu-replay" : "pto-npu",
 		       pto_available_cluster_count(dev), pto_available_cluster_count(dev), wl[w].name,
 		       wl[w].small, wl[w].large);
 		for (r = 0; r < reps; r++)

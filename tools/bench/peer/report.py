@@ -107,7 +107,8 @@ def main():
         print(f"bench-peer: no figures in {a.vm_log}", file=sys.stderr)
         return 1
 
-    cols = [("pto-npu", "pto-npu", None, vrows), ("sim reduced", "sim", "reduced", vrows),
+    cols = [("pto-npu", "pto-npu", None, vrows), ("pto replay", "pto-npu-replay", None, vrows),
+            ("sim reduced", "sim", "reduced", vrows),
             ("sim full", "sim", "full", vrows), ("sim reduced native", "sim", "reduced", nrows),
             ("sim full native", "sim", "full", nrows)]
     table, ratios, iqr, unresolved = {}, {}, {}, set()
@@ -119,11 +120,13 @@ def main():
             iqr[wl][name] = quartiles(r.get("slopes_us", [])) if r else (None, None)
             if r and not resolved(r):
                 unresolved.add((wl, name))
-        p = table[wl]["pto-npu"]
-        ratios[wl] = {w: (p / table[wl][f"sim {w}"]
-                          if p is not None and table[wl][f"sim {w}"] not in (None, 0)
-                          and (wl, f"sim {w}") not in unresolved else None)
-                      for w in ("reduced", "full")}
+        ratios[wl] = {}
+        for form, key in (("pto-npu", ""), ("pto replay", "replay ")):
+            p = table[wl][form]
+            for w in ("reduced", "full"):
+                sim = table[wl][f"sim {w}"]
+                ratios[wl][key + w] = (p / sim if p is not None and sim not in (None, 0)
+                                       and (wl, f"sim {w}") not in unresolved else None)
     spmd = {}
     for name, *_ in cols:
         s, m = table["singles48"][name], table["spmd48"][name]
@@ -147,9 +150,9 @@ def main():
     with open(a.out, "w") as f:
         json.dump(doc, f, indent=1)
 
-    w = [34, 9, 11, 9, 12, 12, 13, 11]
-    hdr = ["us (slope)", "pto-npu", "sim reduced", "sim full", "pto/sim red", "pto/sim full",
-           "native red", "native full"]
+    w = [34, 9, 10, 11, 9, 12, 12, 13, 13, 13, 11]
+    hdr = ["us (slope)", "pto-npu", "pto replay", "sim reduced", "sim full", "pto/sim red",
+           "pto/sim full", "replay/sim red", "replay/sim full", "native red", "native full"]
     rule = "  ".join("=" * n for n in w)
     out = [rule, "  ".join(h.ljust(n) for h, n in zip(hdr, w)).rstrip(), rule]
     for wl, title in WORKLOADS:
@@ -157,13 +160,13 @@ def main():
 
         def cell(name):
             return "~0" if (wl, name) in unresolved else fmt(t[name])
-        cells = [title, cell("pto-npu"), cell("sim reduced"), cell("sim full"),
-                 fmt(r["reduced"]), fmt(r["full"]), cell("sim reduced native"),
-                 cell("sim full native")]
+        cells = [title, cell("pto-npu"), cell("pto replay"), cell("sim reduced"),
+                 cell("sim full"), fmt(r["reduced"]), fmt(r["full"]), fmt(r["replay reduced"]),
+                 fmt(r["replay full"]), cell("sim reduced native"), cell("sim full native")]
         out.append("  ".join(c.ljust(n) for c, n in zip(cells, w)).rstrip())
-    cells = ["48 singles / SPMD 48 (ratio)", fmt(spmd["pto-npu"]), fmt(spmd["sim reduced"]),
-             fmt(spmd["sim full"]), "", "", fmt(spmd["sim reduced native"]),
-             fmt(spmd["sim full native"])]
+    cells = ["48 singles / SPMD 48 (ratio)", fmt(spmd["pto-npu"]), fmt(spmd["pto replay"]),
+             fmt(spmd["sim reduced"]), fmt(spmd["sim full"]), "", "", "", "",
+             fmt(spmd["sim reduced native"]), fmt(spmd["sim full native"])]
     out.append("  ".join(c.ljust(n) for c, n in zip(cells, w)).rstrip())
     out.append(rule)
     print(f"bench-peer: pto-npu vs simpler's CPU simulator (a2a3sim, simpler {doc['simpler_commit']}),"
