@@ -238,6 +238,10 @@ uint32_t pto_graph_exec_handle(const struct pto_graph_exec *x);
 
 /* trace.c: write the swimlane and deps.json of the last run when
  * PTO_TRACE_DIR is set in the environment. */
+/* graph_run.c: task @i's SQ entry, without dependencies (replay.c too). */
+void pto_graph_sqe_parts(const struct pto_graph *g, size_t i,
+			 uint64_t user_data, struct pto_sqe_parts *e);
+
 void pto_trace_export(struct pto_graph *g);
 
 /*

@@ -35,13 +35,40 @@ struct pto_run {
 	size_t done;
 };
 
+/* Task @i's entry as it is sent, without dependencies (replay.c too). */
+void pto_graph_sqe_parts(const struct pto_graph *g, size_t i,
+			 uint64_t user_data, struct pto_sqe_parts *e)
+{
+	const struct pto_graph_task *t = pto_graph_task_at(g, i);
+
+	memset(e, 0, sizeof(*e));
+	e->hdr = (struct drm_pto_npu_sqe){
+		.user_data = user_data,
+		.kernel_aiv = t->kernel[0],
+		.kernel_aic = t->kernel[1],
+		.flags = t->flags,
+		/* A grid sentinel goes as is: the device resolves it. */
+		.block_num = t->grid ? t->grid : t->block_num,
+		.num_tensors = t->num_tensors,
+		.num_scalars = t->num_scalars,
+		.split_mode = t->split_mode,
+		.slot_num = t->slot_num,
+	};
+	e->tensors = PTO_VEC_AT(&g->tensors, struct drm_pto_npu_tensor_arg,
+				t->tensor_off);
+	e->scalars = PTO_VEC_AT(&g->scalars, int64_t, t->scalar_off);
+	if (t->flags & DRM_PTO_NPU_TASK_F_PREDICATE)
+		e->pred = PTO_VEC_AT(&g->preds, struct drm_pto_npu_predicate,
+				     t->pred);
+}
+
 static int pto_run_push(struct pto_run *r, size_t i)
 {
 	struct pto_graph *g = r->g;
 	const struct pto_graph_task *t = pto_graph_task_at(g, i);
 	const uint32_t *gdeps = PTO_VEC_AT(&g->deps, uint32_t, t->dep_off);
 	int64_t deps[PTO_MAX_ARGS];
-	struct pto_sqe_parts e = { 0 };
+	struct pto_sqe_parts e;
 	uint32_t k;
 
 	for (k = 0; k < t->num_deps; k++) {
@@ -50,26 +77,9 @@ static int pto_run_push(struct pto_run *r, size_t i)
 		deps[k] = j < r->taken ? (int64_t)pto_graph_task_at(g, j)->task_id :
 					 -(int64_t)(i - j);
 	}
-	e.hdr = (struct drm_pto_npu_sqe){
-		.user_data = (uint64_t)r->seq << 32 | i,
-		.kernel_aiv = t->kernel[0],
-		.kernel_aic = t->kernel[1],
-		.flags = t->flags,
-		/* A grid sentinel goes as is: the device resolves it. */
-		.block_num = t->grid ? t->grid : t->block_num,
-		.num_tensors = t->num_tensors,
-		.num_scalars = t->num_scalars,
-		.num_deps = t->num_deps,
-		.split_mode = t->split_mode,
-		.slot_num = t->slot_num,
-	};
-	e.tensors = PTO_VEC_AT(&g->tensors, struct drm_pto_npu_tensor_arg,
-			       t->tensor_off);
-	e.scalars = PTO_VEC_AT(&g->scalars, int64_t, t->scalar_off);
+	pto_graph_sqe_parts(g, i, (uint64_t)r->seq << 32 | i, &e);
+	e.hdr.num_deps = t->num_deps;
 	e.deps = deps;
-	if (t->flags & DRM_PTO_NPU_TASK_F_PREDICATE)
-		e.pred = PTO_VEC_AT(&g->preds, struct drm_pto_npu_predicate,
-				    t->pred);
 	return pto_sq_push(&r->q->sq, &e);
 }
 

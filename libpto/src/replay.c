@@ -49,32 +49,6 @@ static const struct pto_graph_task *pto_rtask(const struct pto_graph *g,
 	return PTO_VEC_AT(&g->tasks, struct pto_graph_task, i);
 }
 
-/* Task @i's entry as pto_graph_run() sends it, without dependencies. */
-static void pto_rec_parts(const struct pto_graph *g, size_t i,
-			  struct pto_sqe_parts *e)
-{
-	const struct pto_graph_task *t = pto_rtask(g, i);
-
-	memset(e, 0, sizeof(*e));
-	e->hdr = (struct drm_pto_npu_sqe){
-		.user_data = i,
-		.kernel_aiv = t->kernel[0],
-		.kernel_aic = t->kernel[1],
-		.flags = t->flags,
-		.block_num = t->grid ? t->grid : t->block_num,
-		.num_tensors = t->num_tensors,
-		.num_scalars = t->num_scalars,
-		.split_mode = t->split_mode,
-		.slot_num = t->slot_num,
-	};
-	e->tensors = PTO_VEC_AT(&g->tensors, struct drm_pto_npu_tensor_arg,
-				t->tensor_off);
-	e->scalars = PTO_VEC_AT(&g->scalars, int64_t, t->scalar_off);
-	if (t->flags & DRM_PTO_NPU_TASK_F_PREDICATE)
-		e->pred = PTO_VEC_AT(&g->preds, struct drm_pto_npu_predicate,
-				     t->pred);
-}
-
 /*
  * The nodes back to back: each encoded by pto_sq_push() into a private
  * ring over a linear buffer large enough never to wrap.
@@ -105,7 +79,7 @@ static int pto_rec_entries(struct pto_rec *r)
 		struct pto_sqe_parts e;
 		int ret;
 
-		pto_rec_parts(g, i, &e);
+		pto_graph_sqe_parts(g, i, i, &e);
 		ret = pto_sq_push(&sq, &e);
 		if (ret)
 			return ret;
