@@ -13,7 +13,8 @@
 #   make soak       the soak kselftest for 10 minutes in the test VM
 #                   (SOAK_SECONDS=, SOAK_SEED=, SOAK_PROCS=)
 #   make vm-shell   an interactive VM with the module and tools
-#   make install    installs libpto, headers, ptoctl, man pages, the udev rule
+#   make install    installs libpto, headers, ptoctl, man pages, the udev rule,
+#                   the python package (PYTHONDIR)
 #                   (PREFIX=/usr/local, LIBDIR, MANDIR, UDEVRULESDIR, DESTDIR)
 #   make modules_install   the module into /lib/modules/<release>/updates + depmod
 #   make dkms       registers, builds and installs the module with DKMS
@@ -33,6 +34,11 @@ MANDIR  ?= $(PREFIX)/share/man
 DOCDIR  ?= $(PREFIX)/share/doc/pto-npu
 # udev reads /etc/udev/rules.d and /usr/lib/udev/rules.d, not /usr/local.
 UDEVRULESDIR ?= /etc/udev/rules.d
+# The python package (python/pto_npu) where Debian's python3 finds it: not
+# the first python3 on PATH, which may be another interpreter without
+# Debian's numpy and torch.
+PYTHON  ?= /usr/bin/python3
+PYTHONDIR ?= $(if $(filter /usr,$(PREFIX)),/usr/lib/python3/dist-packages,$(PREFIX)/lib/python3.$(shell $(PYTHON) -c 'import sys; print(sys.version_info[1])' 2>/dev/null)/dist-packages)
 
 CFLAGS_USER := -std=c11 -D_GNU_SOURCE -DPTO_VERSION='"$(VERSION)"' -O2 -g -Wall -Wextra -Werror -fPIC \
 	-Ilibpto/include -Iuapi/drm $(shell pkg-config --cflags libdrm 2>/dev/null || echo -I/usr/include/libdrm)
@@ -300,7 +306,7 @@ vm-shell: deps kernel
 install: user
 	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR)/pto $(DESTDIR)$(INCLUDEDIR)/drm \
 		$(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3 \
-		$(DESTDIR)$(DOCDIR) $(DESTDIR)$(UDEVRULESDIR)
+		$(DESTDIR)$(DOCDIR) $(DESTDIR)$(UDEVRULESDIR) $(DESTDIR)$(PYTHONDIR)/pto_npu
 	install -m 0755 $(LIBPTO_SO).1 $(DESTDIR)$(LIBDIR)/libpto.so.1
 	ln -sf libpto.so.1 $(DESTDIR)$(LIBDIR)/libpto.so
 	install -m 0644 $(LIBPTO_A) $(DESTDIR)$(LIBDIR)/
@@ -312,6 +318,7 @@ install: user
 	install -m 0644 Documentation/man/*.3 $(DESTDIR)$(MANDIR)/man3/
 	install -m 0644 tools/udev/70-pto-npu.rules $(DESTDIR)$(UDEVRULESDIR)/
 	install -m 0644 COPYING LICENSES/GPL-2.0 LICENSES/MIT $(DESTDIR)$(DOCDIR)/
+	install -m 0644 python/pto_npu/*.py $(DESTDIR)$(PYTHONDIR)/pto_npu/
 	@[ -n "$(DESTDIR)" ] || [ "$$(id -u)" != 0 ] || ldconfig
 
 # ---------------------------------------------------------------- the module, as a driver

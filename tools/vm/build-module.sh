@@ -65,6 +65,13 @@ if [ -n "$K_MODDIR" ]; then
 	(cd "$K_MODDIR" && find kernel -name '*.ko*') |
 		awk '{ n = $0; sub(/.*\//, "", n); sub(/\.ko.*/, "", n); gsub(/-/, "_", n); print n, $0 }' >"$index"
 	todo=$(find "$mods" -name 'pto_npu*.ko*' | while IFS= read -r m; do modinfo -F depends "$m"; done | tr ',' ' ')
+	# And the host root's share (tools/vm/vm.sh, init.sh host_root):
+	# virtio-9p over PCI, where the kernel has them as modules rather
+	# than built in.
+	share="virtio_pci 9pnet_virtio 9p"
+	for m in $share; do
+		grep -q "^$m " "$index" && todo="$todo $m"
+	done
 	seen=" "
 	while [ -n "$(echo "$todo" | tr -d ' ')" ]; do
 		next=""

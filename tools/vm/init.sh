@@ -23,10 +23,14 @@ echo "=== PTO-VM $(uname -r)"
 
 mode=check
 only=""
+host_repo=""
+host_build=""
 for arg in $(cat /proc/cmdline); do
 	case "$arg" in
 	pto.mode=*) mode=${arg#pto.mode=} ;;
 	pto.only=*) only=$(echo "${arg#pto.only=}" | tr ',' ' ') ;;
+	pto.repo=*) host_repo=${arg#pto.repo=} ;;
+	pto.build=*) host_build=${arg#pto.build=} ;;
 	pto.env=*)
 		# pto.env=A=1,B=2: environment of the tests (make fuzz, make soak).
 		for kv in $(echo "${arg#pto.env=}" | tr ',' ' '); do
@@ -273,6 +277,52 @@ kunit_suites() {
 	rmmod pto_npu_kunit
 }
 
+# The host's root, read-only (tools/vm/vm.sh: virtio-9p, tag hostroot), at
+# /host, with this guest's /dev, /proc, /sys and a fresh /tmp over the
+# host's: "chroot /host" runs the host's programs (Debian's python3 with
+# numpy and torch) on this guest's device. The checkout and its build are
+# at the same paths there (pto.repo, pto.build).
+host_root() {
+	[ -d /host/usr ] && return 0
+	for m in virtio_pci 9pnet_virtio 9p; do
+		modprobe -q "$m" 2>/dev/null
+	done
+	mkdir -p /host
+	# In the background: a 9p device that never interrupts (see vm.sh,
+	# pci=noacpi) leaves mount(8) waiting in the kernel for good; the
+	# boot goes on without the share after 120 s (a last resort: a
+	# healthy mount takes well under a second).
+	mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=524288,cache=loose \
+		hostroot /host &
+	i=0
+	while ! [ -d /host/usr ] && kill -0 $! 2>/dev/null && [ $i -lt 240 ]; do
+		sleep 0.5
+		i=$((i + 1))
+	done
+	[ -d /host/usr ] || { echo "# host root: the 9p mount failed"; return 1; }
+	mount --bind /dev /host/dev &&
+		mount --bind /proc /host/proc &&
+		mount --bind /sys /host/sys &&
+		mount -t tmpfs tmp /host/tmp || { echo "# host root: the binds failed"; return 1; }
+}
+
+# The python suite: python/tests/run.py (pytest, TAP out) under the host's
+# Debian python3, with the checkout's package and its libpto.so.
+python_suite() {
+	suite vm python
+	if ! host_root || [ ! -f "/host$host_repo/python/tests/run.py" ]; then
+		echo "1..1"
+		echo "not ok 1 the host's python3 and $host_repo/python/tests/run.py (9p share)"
+		suite_end python 1
+		return
+	fi
+	run_suite python chroot /host /usr/bin/env -i PATH=/usr/bin:/bin HOME=/tmp \
+		PTO_TIME_FACTOR="$PTO_TIME_FACTOR" PYTHONDONTWRITEBYTECODE=1 \
+		PYTHONPATH="$host_repo/python" PTO_LIBPTO="$host_build/lib/libpto.so" \
+		/bin/sh -c 'cd "$1" && exec /usr/bin/python3 python/tests/run.py' sh "$host_repo"
+	suite_end python $?
+}
+
 # make check runs everything under the hazard sanitizer (every queue
 # sanitizes, on the chip's non-coherent GM unless a queue asks for
 # coherent): a test or example whose GM use would corrupt data on the
@@ -316,6 +366,10 @@ if [ "$mode" = check ] && [ -n "$only" ]; then
 		fi
 		if [ "$name" = bench ]; then
 			bench_suite
+			continue
+		fi
+		if [ "$name" = python ]; then
+			python_suite
 			continue
 		fi
 		suite kselftest "$name"
@@ -376,6 +430,7 @@ check)
 	fi
 	unset PTO_EXAMPLE_TOKENS
 	suite_end examples 0
+	python_suite
 	bench_suite
 	unload
 	leak_scan
@@ -434,7 +489,16 @@ peer)
 	;;
 shell)
 	modprobe pto_npu
-	echo "pto-npu VM: module loaded, tools in /pto/bin, tests in /pto/selftests; 'reboot -f' to leave"
+	# python3: the host's, with the checkout's package (host_root).
+	if host_root; then
+		cat >/bin/python3 <<-EOF
+		#!/bin/sh
+		exec chroot /host /usr/bin/env PYTHONPATH=$host_repo/python \\
+			PTO_LIBPTO=$host_build/lib/libpto.so /usr/bin/python3 "\$@"
+		EOF
+		chmod +x /bin/python3
+	fi
+	echo "pto-npu VM: module loaded, tools in /pto/bin, tests in /pto/selftests, python3 (the host's, /host); 'reboot -f' to leave"
 	setsid cttyhack sh
 	finish
 	;;

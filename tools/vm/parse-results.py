@@ -28,8 +28,9 @@ SPLAT = re.compile(
     r'sleeping function called from invalid context|Call Trace:)')
 
 # Suites of kind "vm" that a name in --expect-kselftests may ask for: the
-# pto-bench smoke run (tools/vm/init.sh, bench_suite).
-VM_SUITES = ('bench',)
+# pto-bench smoke run and the python tests (tools/vm/init.sh, bench_suite,
+# python_suite).
+VM_SUITES = ('bench', 'python')
 
 
 def strip_console(line):

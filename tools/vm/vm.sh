@@ -73,9 +73,16 @@ esac
 append="console=ttyS0 loglevel=5 oops=panic panic=-1 $clock pto.mode=$mode"
 [ -z "$only" ] || append="$append pto.only=$(echo "$only" | tr ' ' ',')"
 [ -z "$vmenv" ] || append="$append pto.env=$(echo "$vmenv" | tr ' ' ',')"
+# The host's root, read-only over virtio-9p (mount tag "hostroot"): the
+# guest runs Debian's python3 with numpy and torch and the checkout's
+# python/ package from it (init.sh host_root); pto.repo and pto.build name
+# the checkout and the build directory there.
+repo=$(cd "$here/../.." && pwd)
+append="$append pci=noacpi pto.repo=$repo pto.build=$(cd "$build" && pwd)"
 set -- qemu-system-x86_64 -accel tcg,thread=multi -cpu max -smp "$smp" -m "$mem" \
 	-kernel "$K_IMAGE" -initrd "$initrd" \
 	-append "$append" -display none -no-reboot \
+	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
 	-serial mon:stdio -serial "file:$data"
 
 if [ "$mode" = shell ]; then

@@ -1,0 +1,8 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""pto_npu: Python over libpto (ctypes; pure Python, nothing to build).
+
+The device layer (pto_npu.device) is the binding the language front end
+(issue #32: pto_npu.language, pto_npu.runtime) is built on.
+"""
+
+from .device import Device, DeviceError, Tensor  # noqa: F401
