@@ -306,7 +306,7 @@ vm-shell: deps kernel
 install: user
 	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR)/pto $(DESTDIR)$(INCLUDEDIR)/drm \
 		$(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3 \
-		$(DESTDIR)$(DOCDIR) $(DESTDIR)$(UDEVRULESDIR) $(DESTDIR)$(PYTHONDIR)/pto_npu
+		$(DESTDIR)$(DOCDIR) $(DESTDIR)$(UDEVRULESDIR) $(DESTDIR)$(PYTHONDIR)/pto_npu/language
 	install -m 0755 $(LIBPTO_SO).1 $(DESTDIR)$(LIBDIR)/libpto.so.1
 	ln -sf libpto.so.1 $(DESTDIR)$(LIBDIR)/libpto.so
 	install -m 0644 $(LIBPTO_A) $(DESTDIR)$(LIBDIR)/
@@ -319,6 +319,7 @@ install: user
 	install -m 0644 tools/udev/70-pto-npu.rules $(DESTDIR)$(UDEVRULESDIR)/
 	install -m 0644 COPYING LICENSES/GPL-2.0 LICENSES/MIT $(DESTDIR)$(DOCDIR)/
 	install -m 0644 python/pto_npu/*.py $(DESTDIR)$(PYTHONDIR)/pto_npu/
+	install -m 0644 python/pto_npu/language/*.py $(DESTDIR)$(PYTHONDIR)/pto_npu/language/
 	@[ -n "$(DESTDIR)" ] || [ "$$(id -u)" != 0 ] || ldconfig
 
 # ---------------------------------------------------------------- the module, as a driver

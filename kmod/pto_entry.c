@@ -27,40 +27,37 @@
 
 /* ------------------------------------------------------------ tasks */
 
-/*
- * The task of entry @e, its arrays sized from the header's counts when
- * @sized (pto_sqe_check_size() found them within their caps), else empty.
+/**
+ * pto_task_alloc_shaped - a task with its arrays laid out for @sh
+ * @ctx: its context
+ * @q: its queue, or NULL (a graph node's template)
+ * @sh: the counts that size it
+ * @prof: room for the units' waits (a profiling queue)
+ * @haz: room for access and hazard records (a sanitizing queue)
+ *
+ * Return: the task, its lists initialised, or NULL.
  */
-struct pto_task *pto_entry_task_alloc(struct pto_ctx *ctx, struct pto_queue *q,
-				      const struct drm_pto_npu_sqe *e, bool sized,
-				      bool prof, bool haz)
+struct pto_task *pto_task_alloc_shaped(struct pto_ctx *ctx, struct pto_queue *q,
+				       const struct pto_task_shape *sh,
+				       bool prof, bool haz)
 {
-	u32 nt = sized ? e->num_tensors : 0, ns = sized ? e->num_scalars : 0;
-	u32 nd = sized ? e->num_deps : 0, nb = sized ? e->block_num : 0;
-	bool mix = e->kernel_aiv && e->kernel_aic;
-	u32 nparts = !mix ? 1 : e->split_mode == DRM_PTO_NPU_SPLIT_UP_DOWN ? 3 : 2;
-	u32 nrings = mix ? nb : 0;
-	const struct drm_pto_npu_tensor_arg *args = (const void *)(e + 1);
+	u32 nt = sh->nt, nb = sh->nb, nparts = sh->nparts;
+	u32 nrings = nparts > 1 ? nb : 0;
+	u32 nrecs = haz || sh->directed ? nt : 0;
+	size_t units = (size_t)nb * nparts;
 	struct pto_task *t;
-	size_t size = sizeof(*t);
-	u32 i, nrecs = 0;
+	u32 i;
 	u8 *p;
 
 	/* Access records when some argument has a direction or the queue sanitizes. */
-	for (i = 0; i < nt && !nrecs; i++)
-		if (haz || args[i].flags)
-			nrecs = nt;
-	size += nt * sizeof(struct pto_targ) + ns * sizeof(s64) +
-		(nd + nrecs) * sizeof(struct pto_edge) +
-		nrecs * sizeof(struct pto_infer_rec) +
-		(size_t)nb * nparts * sizeof(struct pto_unit_rec) +
-		nrings * sizeof(struct pto_xring_set);
-	if (prof)
-		size += (size_t)nb * nparts * sizeof(struct pto_unit_prof);
-	if (haz)
-		size += ((size_t)nb * nparts + 1) *
-			sizeof(struct drm_pto_npu_hazard);
-	t = pto_task_mem_alloc(ctx->pdev->sched, size);
+	t = pto_task_mem_alloc(ctx->pdev->sched, sizeof(*t) +
+			       nt * sizeof(struct pto_targ) + sh->ns * sizeof(s64) +
+			       (sh->nd + nrecs) * sizeof(struct pto_edge) +
+			       nrecs * sizeof(struct pto_infer_rec) +
+			       units * sizeof(struct pto_unit_rec) +
+			       nrings * sizeof(struct pto_xring_set) +
+			       (prof ? units * sizeof(struct pto_unit_prof) : 0) +
+			       (haz ? (units + 1) * sizeof(struct drm_pto_npu_hazard) : 0));
 	if (!t)
 		return NULL;
 	p = (u8 *)(t + 1);
@@ -71,10 +68,10 @@ struct pto_task *pto_entry_task_alloc(struct pto_ctx *ctx, struct pto_queue *q,
 	t->targs = (struct pto_targ *)p;
 	p += nt * sizeof(struct pto_targ);
 	t->scalars = (s64 *)p;
-	p += ns * sizeof(s64);
+	p += sh->ns * sizeof(s64);
 	t->edges = (struct pto_edge *)p;
-	t->edges_cap = nd + nrecs;
-	p += (nd + nrecs) * sizeof(struct pto_edge);
+	t->edges_cap = sh->nd + nrecs;
+	p += (sh->nd + nrecs) * sizeof(struct pto_edge);
 	t->irecs = nrecs ? (struct pto_infer_rec *)p : NULL;
 	p += nrecs * sizeof(struct pto_infer_rec);
 	/*
@@ -84,10 +81,8 @@ struct pto_task *pto_entry_task_alloc(struct pto_ctx *ctx, struct pto_queue *q,
 	t->recs = (struct pto_unit_rec *)p;
 	t->profiled = prof;
 	t->sanitized = haz;
-
 	t->ctx = ctx;
 	t->queue = q;
-	t->user_data = e->user_data;
 	t->nparts = nparts;
 	t->units = nb * nparts;
 	spin_lock_init(&t->xlock);
@@ -98,6 +93,36 @@ struct pto_task *pto_entry_task_alloc(struct pto_ctx *ctx, struct pto_queue *q,
 	INIT_LIST_HEAD(&t->held_link);
 	INIT_LIST_HEAD(&t->fanout);
 	atomic_set(&t->cancel, 0);
+	return t;
+}
+
+/*
+ * The task of entry @e, its arrays sized from the header's counts when
+ * @sized (pto_sqe_check_size() found them within their caps), else empty.
+ */
+struct pto_task *pto_entry_task_alloc(struct pto_ctx *ctx, struct pto_queue *q,
+				      const struct drm_pto_npu_sqe *e, bool sized,
+				      bool prof, bool haz)
+{
+	const struct drm_pto_npu_tensor_arg *args = (const void *)(e + 1);
+	bool mix = e->kernel_aiv && e->kernel_aic;
+	struct pto_task_shape sh = {
+		.nparts = !mix ? 1 : e->split_mode == DRM_PTO_NPU_SPLIT_UP_DOWN ? 3 : 2,
+	};
+	struct pto_task *t;
+	u32 i;
+
+	if (sized) {
+		sh.nt = e->num_tensors;
+		sh.ns = e->num_scalars;
+		sh.nd = e->num_deps;
+		sh.nb = e->block_num;
+	}
+	for (i = 0; i < sh.nt && !sh.directed; i++)
+		sh.directed = args[i].flags;
+	t = pto_task_alloc_shaped(ctx, q, &sh, prof, haz);
+	if (t)
+		t->user_data = e->user_data;
 	return t;
 }
 

@@ -22,6 +22,27 @@ struct pto_task;
 					    (PTO_MAX_SCALAR_ARGS + PTO_MAX_DEPS) * sizeof(s64) + \
 					    sizeof(struct drm_pto_npu_predicate), PTO_SQE_SLOT))
 
+/**
+ * struct pto_task_shape - the counts a task's allocation is laid out for
+ * @nt: tensor arguments
+ * @ns: scalar arguments
+ * @nd: dependencies (edge records)
+ * @nb: blocks
+ * @nparts: units per block (1, or 2-3 for a mixed task)
+ * @directed: some tensor argument has a direction (access records)
+ */
+struct pto_task_shape {
+	u32 nt;
+	u32 ns;
+	u32 nd;
+	u32 nb;
+	u32 nparts;
+	bool directed;
+};
+
+struct pto_task *pto_task_alloc_shaped(struct pto_ctx *ctx, struct pto_queue *q,
+				       const struct pto_task_shape *sh,
+				       bool prof, bool haz);
 struct pto_task *pto_entry_task_alloc(struct pto_ctx *ctx, struct pto_queue *q,
 				      const struct drm_pto_npu_sqe *e, bool sized,
 				      bool prof, bool haz);

@@ -18,12 +18,16 @@
 #include <linux/xarray.h>
 
 #include <drm/drm_file.h>
+#include <drm/drm_gem.h>
 #include <drm/drm_print.h>
 
 #include "pto_entry.h"
+#include "pto_gem.h"
 #include "pto_graph.h"
+#include "pto_kernel.h"
 #include "pto_task.h"
 #include "pto_task_mem.h"
+#include "pto_xring.h"
 
 /**
  * struct pto_gbuild - one GRAPH_CREATE in progress
@@ -32,6 +36,8 @@
  * @args: the ioctl's arguments (the refusal is written back here)
  * @g: the graph being built
  * @edges: the user's edges, copied
+ * @entries: the user's entries, copied
+ * @entry: each node's entry in @entries
  */
 struct pto_gbuild {
 	struct pto_device *pdev;
@@ -39,6 +45,8 @@ struct pto_gbuild {
 	struct drm_pto_npu_graph_create *args;
 	struct pto_graph *g;
 	struct drm_pto_npu_graph_edge *edges;
+	u8 *entries;
+	const struct drm_pto_npu_sqe **entry;
 };
 
 /* Refuse the graph: @what (node, edge or binding index) for @reason. */
@@ -53,21 +61,21 @@ static int pto_graph_refuse(struct pto_gbuild *b, u32 what, u8 reason,
 
 static void pto_graph_free(struct pto_graph *g)
 {
-	u32 i;
+	u32 i, k;
 
-	for (i = 0; g->nodes && i < g->nnodes; i++) {
-		struct pto_task *t = g->nodes[i].tmpl;
-
-		if (t) {
-			pto_task_put_resources(t);
-			pto_task_mem_free(t);
-		}
-	}
+	for (i = 0; g->nodes && i < g->nnodes; i++)
+		for (k = 0; k < PTO_NUM_CIDX; k++)
+			if (g->nodes[i].kern[k])
+				pto_kernel_put(g->nodes[i].kern[k]);
+	for (i = 0; i < g->ntargs; i++)
+		if (g->targs[i].bo)
+			drm_gem_object_put(&g->targs[i].bo->base.base);
 	atomic_sub(g->nnodes, &g->ctx->graph_nodes);
 	kvfree(g->nodes);
 	kvfree(g->in);
 	kvfree(g->bind);
-	kvfree(g->entries);
+	kvfree(g->targs);
+	kvfree(g->scalars);
 	kfree(g);
 }
 
@@ -145,17 +153,18 @@ static int pto_graph_copy_in(struct pto_gbuild *b)
 	const struct drm_pto_npu_graph_create *a = b->args;
 	struct pto_graph *g = b->g;
 
-	g->entries = kvmalloc(a->entries_size, GFP_KERNEL_ACCOUNT);
+	b->entries = kvmalloc(a->entries_size, GFP_KERNEL_ACCOUNT);
+	b->entry = kvmalloc_array(a->num_nodes, sizeof(*b->entry), GFP_KERNEL);
 	b->edges = kvmalloc_array(a->num_edges, sizeof(*b->edges),
 				  GFP_KERNEL_ACCOUNT);
 	g->bind = kvmalloc_array(a->num_bindings, sizeof(*g->bind),
 				 GFP_KERNEL_ACCOUNT);
 	g->nodes = kvcalloc(a->num_nodes, sizeof(*g->nodes), GFP_KERNEL_ACCOUNT);
 	g->in = kvmalloc_array(a->num_edges, sizeof(*g->in), GFP_KERNEL_ACCOUNT);
-	if (!g->entries || !g->nodes || (a->num_edges && (!b->edges || !g->in)) ||
+	if (!b->entries || !b->entry || !g->nodes || (a->num_edges && (!b->edges || !g->in)) ||
 	    (a->num_bindings && !g->bind))
 		return -ENOMEM;
-	if (copy_from_user(g->entries, u64_to_user_ptr(a->entries),
+	if (copy_from_user(b->entries, u64_to_user_ptr(a->entries),
 			   a->entries_size) ||
 	    copy_from_user(b->edges, u64_to_user_ptr(a->edges),
 			   array_size(a->num_edges, sizeof(*b->edges))) ||
@@ -165,14 +174,47 @@ static int pto_graph_copy_in(struct pto_gbuild *b)
 	return 0;
 }
 
-/* Node @i's entry, validated into its template task. */
+/* Keep what node @i's validated task @t resolved to; @t keeps nothing. */
+static void pto_graph_keep(struct pto_graph *g, u32 i, struct pto_task *t)
+{
+	struct pto_gnode *n = &g->nodes[i];
+	u32 k;
+
+	*n = (struct pto_gnode){
+		.user_data = t->user_data, .flags = t->flags,
+		.block_num = t->block_num, .ring_base = t->ring_base,
+		.bar_parties = t->bar_parties, .targ0 = g->ntargs,
+		.scal0 = n->scal0, .pred = t->pred, .slot_num = t->slot_num,
+		.num_tensors = t->num_tensors, .num_scalars = t->num_scalars,
+		.split = t->split, .nparts = t->nparts,
+		.directed = !!t->irecs,
+	};
+	if (t->rings) {
+		n->c2v_bytes = t->rings[0].c2v_bytes;
+		n->v2c_bytes = t->rings[0].v2c_bytes;
+	}
+	/* The references move from the task to the graph. */
+	for (k = 0; k < PTO_NUM_CIDX; k++) {
+		n->kern[k] = t->kern[k];
+		t->kern[k] = NULL;
+	}
+	for (k = 0; k < t->num_tensors; k++) {
+		g->targs[g->ntargs++] = t->targs[k];
+		t->targs[k].bo = NULL;
+	}
+	memcpy(&g->scalars[n->scal0], t->scalars,
+	       t->num_scalars * sizeof(*t->scalars));
+}
+
+/* Node @i's entry, validated once through a task, kept compact. */
 static int pto_graph_node(struct pto_gbuild *b, u32 i,
-			  struct drm_pto_npu_sqe *e, u32 nslots)
+			  struct drm_pto_npu_sqe *e, u32 nslots, u32 *scal0)
 {
 	struct pto_ctx *ctx = b->file->driver_priv;
 	struct pto_task *t;
 	u64 detail;
 	u8 reason;
+	int ret = 0;
 
 	pto_sqe_resolve_grid(b->pdev, e);
 	reason = pto_sqe_check_size(e, nslots, &detail);
@@ -184,23 +226,28 @@ static int pto_graph_node(struct pto_gbuild *b, u32 i,
 	t = pto_entry_task_alloc(ctx, NULL, e, true, false, false);
 	if (!t)
 		return -ENOMEM;
-	b->g->nodes[i].tmpl = t;
-	if (pto_entry_parse(b->pdev, b->file, t, e, NULL))
-		return t->status == DRM_PTO_NPU_STATUS_NOMEM ? -ENOMEM :
-		       pto_graph_refuse(b, i, t->reason, t->detail);
-	b->g->nodes[i].entry = e;
-	return 0;
+	if (pto_entry_parse(b->pdev, b->file, t, e, NULL)) {
+		ret = t->status == DRM_PTO_NPU_STATUS_NOMEM ? -ENOMEM :
+		      pto_graph_refuse(b, i, t->reason, t->detail);
+	} else {
+		b->g->nodes[i].scal0 = *scal0;
+		*scal0 += t->num_scalars;
+		pto_graph_keep(b->g, i, t);
+		b->entry[i] = e;
+	}
+	pto_task_put_resources(t);
+	pto_task_mem_free(t);
+	return ret;
 }
 
-/* Walk the entries: each node's slots, then its validation. */
-static int pto_graph_nodes(struct pto_gbuild *b)
+/* The entries' slots, each node's at its place; room for their arguments. */
+static int pto_graph_slots(struct pto_gbuild *b, u32 *offs)
 {
 	const struct drm_pto_npu_graph_create *a = b->args;
-	u32 off = 0, i;
-	int ret;
+	u32 off = 0, nt = 0, ns = 0, i;
 
 	for (i = 0; i < a->num_nodes; i++) {
-		struct drm_pto_npu_sqe *e = (void *)(b->g->entries + off);
+		const struct drm_pto_npu_sqe *e = (void *)(b->entries + off);
 		u32 n;
 
 		if (off >= a->entries_size)
@@ -209,14 +256,39 @@ static int pto_graph_nodes(struct pto_gbuild *b)
 		if (!n || n > PTO_SQE_MAX_SLOTS ||
 		    n > (a->entries_size - off) / PTO_SQE_SLOT)
 			return pto_graph_refuse(b, i, DRM_PTO_NPU_REASON_SLOTS, n);
-		ret = pto_graph_node(b, i, e, n);
-		if (ret)
-			return ret;
+		/* Counts over their caps are refused by the node's own checks. */
+		nt += min_t(u32, e->num_tensors, PTO_MAX_TENSOR_ARGS);
+		ns += min_t(u32, e->num_scalars, PTO_MAX_SCALAR_ARGS);
+		offs[i] = off;
 		off += n * PTO_SQE_SLOT;
 	}
 	if (off != a->entries_size)
 		return pto_graph_refuse(b, ~0u, DRM_PTO_NPU_REASON_SLOTS, off);
+	b->g->targs = kvcalloc(nt, sizeof(*b->g->targs), GFP_KERNEL_ACCOUNT);
+	b->g->scalars = kvmalloc_array(ns, sizeof(s64), GFP_KERNEL_ACCOUNT);
+	if ((nt && !b->g->targs) || (ns && !b->g->scalars))
+		return -ENOMEM;
 	return 0;
+}
+
+/* Walk the entries: their slots, then each node's validation. */
+static int pto_graph_nodes(struct pto_gbuild *b)
+{
+	u32 n = b->args->num_nodes, scal0 = 0, i;
+	u32 *offs;
+	int ret;
+
+	offs = kvmalloc_array(n, sizeof(*offs), GFP_KERNEL);
+	if (!offs)
+		return -ENOMEM;
+	ret = pto_graph_slots(b, offs);
+	for (i = 0; !ret && i < n; i++) {
+		struct drm_pto_npu_sqe *e = (void *)(b->entries + offs[i]);
+
+		ret = pto_graph_node(b, i, e, e->num_slots, &scal0);
+	}
+	kvfree(offs);
+	return ret;
 }
 
 /* Edges forward inside the graph (acyclic), grouped by consumer. */
@@ -249,10 +321,6 @@ static int pto_graph_edges(struct pto_gbuild *b)
 			.inferred = e->flags & DRM_PTO_NPU_GRAPH_EDGE_F_INFERRED,
 		};
 	}
-	/* The node's tasks are sized with room for its incoming edges. */
-	for (i = 0; i < g->nnodes; i++)
-		((struct drm_pto_npu_sqe *)g->nodes[i].entry)->num_deps =
-			g->nodes[i].nedges;
 	return 0;
 }
 
@@ -276,7 +344,7 @@ static int pto_graph_bind_one(struct pto_gbuild *b, u32 i, u32 *tused,
 
 	if (bd->node >= g->nnodes || bd->kind > DRM_PTO_NPU_BIND_SCALAR)
 		return pto_graph_refuse(b, i, DRM_PTO_NPU_REASON_BINDING, 0);
-	e = g->nodes[bd->node].entry;
+	e = b->entry[bd->node];
 	if (bd->kind == DRM_PTO_NPU_BIND_SCALAR) {
 		if (bd->arg >= e->num_scalars || bd->param >= g->nsp)
 			return pto_graph_refuse(b, i, DRM_PTO_NPU_REASON_BINDING, 1);
@@ -399,6 +467,8 @@ int pto_ioctl_graph_create(struct drm_device *drm, void *data,
 		return PTR_ERR(b.g);
 	ret = pto_graph_build(&b);
 	kvfree(b.edges);
+	kvfree(b.entries);
+	kvfree(b.entry);
 	if (!ret)
 		ret = xa_alloc(&ctx->graphs, &handle, b.g, xa_limit_32b,
 			       GFP_KERNEL_ACCOUNT);

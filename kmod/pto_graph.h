@@ -14,6 +14,7 @@ struct drm_file;
 struct pto_core;
 struct pto_queue;
 struct pto_sched;
+struct pto_targ;
 struct pto_task;
 
 /* enum pto_graph_role - &pto_task.graph */
@@ -24,23 +25,53 @@ enum pto_graph_role {
 };
 
 /**
- * struct pto_gnode - one recorded node
- * @tmpl: the node's entry, validated into a task once (no queue: neither
- *        profiled nor sanitized); its kernels and buffers referenced
- * @entry: the entry as recorded, its @num_deps set to @nedges, which sizes
- *         the node's tasks at launch (pto_entry_task_alloc())
+ * struct pto_gnode - one recorded node: what its validated entry resolved
+ *                    to, all a launch needs to make its task (no entry is
+ *                    kept, and no task: pto_launch_node())
+ * @kern: its kernels (a reference each), by &enum pto_cidx
+ * @user_data: the entry's
+ * @flags: the entry's task flags
+ * @block_num: blocks, sentinels resolved
+ * @ring_base: a mixed node's ring offset in the UB
+ * @bar_parties: a HARD syncall's parties, or 0
+ * @c2v_bytes: a mixed node's cube-to-vector slot bytes per part
+ * @v2c_bytes: its vector-to-cube slot bytes per part
+ * @targ0: index of its first tensor argument in &pto_graph.targs
+ * @scal0: index of its first scalar in &pto_graph.scalars
  * @edge0: index of its first incoming edge in &pto_graph.in
  * @nedges: incoming edges (its fanin at each launch)
  * @bind0: index of its first binding in &pto_graph.bind
  * @nbind: its bindings
+ * @pred: its predicate (DRM_PTO_NPU_TASK_F_PREDICATE)
+ * @slot_num: a mixed node's ring slots
+ * @num_tensors: tensor arguments
+ * @num_scalars: scalar arguments
+ * @split: a mixed node's &enum drm_pto_npu_split_mode
+ * @nparts: units per block
+ * @directed: some tensor argument has a direction
  */
 struct pto_gnode {
-	struct pto_task *tmpl;
-	const struct drm_pto_npu_sqe *entry;
+	struct pto_kernel *kern[PTO_NUM_CIDX];
+	u64 user_data;
+	u32 flags;
+	u32 block_num;
+	u32 ring_base;
+	u32 bar_parties;
+	u32 c2v_bytes;
+	u32 v2c_bytes;
+	u32 targ0;
+	u32 scal0;
 	u32 edge0;
 	u32 nedges;
 	u32 bind0;
 	u32 nbind;
+	struct drm_pto_npu_predicate pred;
+	u8 slot_num;
+	u8 num_tensors;
+	u8 num_scalars;
+	u8 split;
+	u8 nparts;
+	bool directed;
 };
 
 /**
@@ -71,10 +102,13 @@ struct pto_gparam {
  * @nnodes: nodes
  * @ntp: tensor parameters
  * @nsp: scalar parameters
+ * @ntargs: tensor arguments of all nodes held in @targs
  * @nodes: the nodes, in recording order (edges go forward)
  * @in: incoming edges, grouped by consumer
  * @bind: bindings, grouped by node
- * @entries: the copied entries (&pto_gnode.entry points in here)
+ * @targs: the nodes' tensor arguments, resolved (a reference to each
+ *         buffer), grouped by node
+ * @scalars: the nodes' scalar arguments, grouped by node
  * @tparam: tensor parameters
  */
 struct pto_graph {
@@ -83,10 +117,12 @@ struct pto_graph {
 	u32 nnodes;
 	u32 ntp;
 	u32 nsp;
+	u32 ntargs;
 	struct pto_gnode *nodes;
 	struct pto_gin *in;
 	struct drm_pto_npu_graph_binding *bind;
-	u8 *entries;
+	struct pto_targ *targs;
+	s64 *scalars;
 	struct pto_gparam tparam[PTO_MAX_TENSOR_ARGS];
 };
 

@@ -73,41 +73,46 @@ static int pto_launch_check_bindings(struct pto_task *t, const struct pto_graph 
 	return 0;
 }
 
-/* Node @idx's task: its template copied, the launch's bindings applied. */
+/* Node @idx's task, made from its record, the launch's bindings applied. */
 static struct pto_task *pto_launch_node(struct pto_task *t, struct pto_launch *la,
 					u32 idx)
 {
 	const struct pto_graph *g = la->g;
 	const struct pto_gnode *gn = &g->nodes[idx];
-	const struct pto_task *tm = gn->tmpl;
+	const struct pto_task_shape sh = {
+		.nt = gn->num_tensors, .ns = gn->num_scalars, .nd = gn->nedges,
+		.nb = gn->block_num, .nparts = gn->nparts,
+		.directed = gn->directed,
+	};
 	struct pto_task *n;
 	u32 i;
 
-	n = pto_entry_task_alloc(t->ctx, t->queue, gn->entry, true,
-				 t->queue->prof, false);
+	n = pto_task_alloc_shaped(t->ctx, t->queue, &sh, t->queue->prof, false);
 	if (!n)
 		return NULL;
 	n->irecs = NULL;
 	n->id = t->id;
+	n->user_data = gn->user_data;
 	n->launch = la;
 	n->node = idx;
 	n->graph = PTO_GRAPH_NODE;
-	n->flags = tm->flags;
-	n->block_num = tm->block_num;
-	n->num_tensors = tm->num_tensors;
-	n->num_scalars = tm->num_scalars;
-	n->split = tm->split;
-	n->slot_num = tm->slot_num;
-	n->ring_base = tm->ring_base;
-	n->pred = tm->pred;
-	n->bar_parties = tm->bar_parties;
-	memcpy(n->targs, tm->targs, tm->num_tensors * sizeof(*n->targs));
-	memcpy(n->scalars, tm->scalars, tm->num_scalars * sizeof(*n->scalars));
+	n->flags = gn->flags;
+	n->block_num = gn->block_num;
+	n->num_tensors = gn->num_tensors;
+	n->num_scalars = gn->num_scalars;
+	n->split = gn->split;
+	n->slot_num = gn->slot_num;
+	n->ring_base = gn->ring_base;
+	n->pred = gn->pred;
+	n->bar_parties = gn->bar_parties;
+	memcpy(n->targs, &g->targs[gn->targ0], gn->num_tensors * sizeof(*n->targs));
+	memcpy(n->scalars, &g->scalars[gn->scal0],
+	       gn->num_scalars * sizeof(*n->scalars));
 	for (i = 0; n->rings && i < n->block_num; i++) {
-		n->rings[i].nparts = tm->rings[0].nparts;
-		n->rings[i].slot_num = tm->rings[0].slot_num;
-		n->rings[i].c2v_bytes = tm->rings[0].c2v_bytes;
-		n->rings[i].v2c_bytes = tm->rings[0].v2c_bytes;
+		n->rings[i].nparts = gn->nparts - 1;
+		n->rings[i].slot_num = gn->slot_num;
+		n->rings[i].c2v_bytes = gn->c2v_bytes;
+		n->rings[i].v2c_bytes = gn->v2c_bytes;
 	}
 	for (i = gn->bind0; i < gn->bind0 + gn->nbind; i++) {
 		const struct drm_pto_npu_graph_binding *b = &g->bind[i];
@@ -124,7 +129,7 @@ static struct pto_task *pto_launch_node(struct pto_task *t, struct pto_launch *l
 	for (i = 0; i < n->num_tensors; i++)
 		drm_gem_object_get(&n->targs[i].bo->base.base);
 	for (i = 0; i < PTO_NUM_CIDX; i++) {
-		n->kern[i] = tm->kern[i];
+		n->kern[i] = gn->kern[i];
 		if (n->kern[i])
 			kref_get(&n->kern[i]->ref);
 	}

@@ -316,6 +316,22 @@ def verdict_predicate(plain, moe, g0, g1):
     return v
 
 
+def verdict_gated(g0, g1):
+    """The guide's gated block alone: gate 0 skips, gate 1 does not, one shape."""
+    v = Verdict()
+    if not (g0 and g1):
+        return v.missing('py_gated.gate_0', 'py_gated.gate_1')
+    n0 = skipped_never_dispatched(v, g0, 'gate 0')
+    v.need(n0 > 0, 'gate 0: no SKIPPED task')
+    v.need(skipped_never_dispatched(v, g1, 'gate 1') == 0, 'gate 1: a task was skipped')
+    v.need(g0.tasks() == g1.tasks() and g0.edges() == g1.edges(),
+           'gate 0 and gate 1 differ in shape')
+    v.fact('gate 0: %d of %d tasks skipped%s' %
+           (n0, g0.tasks(), ', never dispatched (no bar, no dispatch slice, a skip '
+            'marker)' if v.ok() else ''))
+    return v
+
+
 def median_or(vals, default=0.0):
     return statistics.median(vals) if vals else default
 
@@ -609,8 +625,27 @@ def check_replay(d, rep):
     rep.add('graph replay', 'replayed', fast, v, 'decoder_layer')
 
 
+def check_python(d, rep):
+    """The guide's blocks run from Python (examples/python/runtime_overhead.py):
+    the same verdicts on their graphs (py_<example>.<form>)."""
+    ex = 'py_runtime_overhead'
+    per, spmd = load(d, 'py_spmd_add.per_block_tasks'), load(d, 'py_spmd_add.spmd_blocks')
+    v = verdict_spmd(per, spmd)
+    rep.add('SPMD (Python)', 'per-block tasks', per, v, ex)
+    rep.add('SPMD (Python)', 'one SPMD task', spmd, v, ex)
+    g0, g1 = load(d, 'py_gated.gate_0'), load(d, 'py_gated.gate_1')
+    v = verdict_gated(g0, g1)
+    rep.add('predicate (Python)', 'gate 0', g0, v, ex)
+    rep.add('predicate (Python)', 'gate 1', g1, v, ex)
+    off, on = load(d, 'py_early_resolve.unflagged'), load(d, 'py_early_resolve.flagged')
+    v = verdict_early(off, on, repetitions(d, 'py_early_resolve.unflagged'),
+                      repetitions(d, 'py_early_resolve.flagged'))
+    rep.add('early resolve (Python)', 'unflagged chain', off, v, ex)
+    rep.add('early resolve (Python)', 'flagged chain', on, v, ex)
+
+
 CHECKS = (check_mixed, check_spmd, check_predicate, check_early, check_syncall,
-          check_replay)
+          check_replay, check_python)
 
 
 def run_checks(d, enforce_timing=True):

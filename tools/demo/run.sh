@@ -23,7 +23,7 @@ vm="$here/../vm/vm.sh"
 
 rm -rf "$build/demo-raw"
 "$vm" --mode demo --build "$build" --kernel bench --smp 1 --timeout 2400 \
-	--env "PTO_DEMO_REPS=$reps PTO_DEMO_ONLY=spmd_add:moe:gated:early_resolve:barrier PTO_DEMO_BENCH_ROWS=3:5:6:7 PTO_DEMO_BENCH_REPS=$reps" \
+	--env "PTO_DEMO_REPS=$reps PTO_DEMO_ONLY=spmd_add:moe:gated:early_resolve:barrier:py_runtime_overhead PTO_DEMO_BENCH_ROWS=3:5:6:7 PTO_DEMO_BENCH_REPS=$reps" \
 	--log "$build/vm/demo-1.log"
 "$vm" --mode demo --build "$build" --kernel bench --smp "$par" --timeout 2400 \
 	--env "PTO_DEMO_REPS=$reps PTO_DEMO_ONLY=matmul_bias:elementwise_add:exp_chain:matmul:decoder_layer PTO_DEMO_BENCH_ROWS=4 PTO_DEMO_BENCH_REPS=$reps" \

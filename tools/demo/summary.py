@@ -71,6 +71,20 @@ TECHNIQUES = [
      '(about 230 us) and the second dispatch save; the bench row, with empty '
      'kernels, shows the round trip it removes; the picture shows one task, no round '
      'trip, every block released after the last arrival'),
+    # The guide's own Python blocks (examples/python/runtime_overhead.py),
+    # each call one replay launch of its recorded graph.
+    ('spmd-python', 'SPMD (Python)', 'py_spmd_add.per_block_tasks',
+     'py_spmd_add.spmd_blocks', '3.4', 'ab', 'makespan',
+     'a @pl.jit call is one replay launch in both forms, so the per-block form '
+     'no longer pays an entry\'s intake per task, which is most of what the C '
+     'form\'s gain is; the N - 1 scheduler dispatches that remain are within the '
+     'noise of 4 blocks\' work on one vCPU (confirm: one task of 4 blocks on 4 '
+     'lanes, dispatches 4 -> 1)'),
+    ('predicate-python', 'predicate (Python)', 'py_gated.gate_1', 'py_gated.gate_0',
+     '5', 'ba', 'makespan', None),
+    ('early-resolve-python', 'early resolve (Python)', 'py_early_resolve.unflagged',
+     'py_early_resolve.flagged', '6', 'ab', 'gap',
+     'one edge: the guide\'s two-task chain; the gap is the observable'),
     # Row 16a's ratio is replayed / plain: fast / slow.
     ('graph-replay', 'graph replay', 'decoder_layer.slow', 'decoder_layer.replay',
      '16a', 'ba', 'makespan',
@@ -92,7 +106,9 @@ MEASURES = {'makespan': 'makespan', 'gap': 'median producer end -> consumer star
 # The technique's name in confirm.py's rows.
 CONFIRM_NAME = {'mixed-kernel': 'mixed kernel', 'spmd': 'SPMD', 'predicate': 'predicate',
                 'predicate-gated': 'predicate', 'early-resolve': 'early resolve',
-                'syncall': 'syncall', 'graph-replay': 'graph replay'}
+                'syncall': 'syncall', 'graph-replay': 'graph replay',
+                'spmd-python': 'SPMD (Python)', 'predicate-python': 'predicate (Python)',
+                'early-resolve-python': 'early resolve (Python)'}
 
 
 def quartiles(vals):

@@ -407,13 +407,21 @@ GOOD = {
     'barrier.SOFT_syncall': lambda: barrier_syncall('reduce_soft', 20),
     'decoder_layer.slow': lambda: decoder(False),
     'decoder_layer.replay': lambda: decoder(True),
+    # examples/python/runtime_overhead.py's graphs: the same shapes.
+    'py_spmd_add.per_block_tasks': spmd_per_block,
+    'py_spmd_add.spmd_blocks': spmd_blocks,
+    'py_gated.gate_0': lambda: gated(0),
+    'py_gated.gate_1': lambda: gated(1),
+    'py_early_resolve.unflagged': lambda: early_chain(False, n=2),
+    'py_early_resolve.flagged': lambda: early_chain(True, n=2),
 }
 EXAMPLES = ['barrier', 'decoder_layer', 'early_resolve', 'gated', 'matmul_bias', 'moe',
-            'spmd_add']
+            'spmd_add', 'py_runtime_overhead']
 
 TECH = {'matmul_bias': 'mixed kernel', 'spmd_add': 'SPMD', 'moe': 'predicate',
         'gated': 'predicate', 'early_resolve': 'early resolve', 'barrier': 'syncall',
-        'decoder_layer': 'graph replay'}
+        'decoder_layer': 'graph replay', 'py_spmd_add': 'SPMD (Python)',
+        'py_gated': 'predicate (Python)', 'py_early_resolve': 'early resolve (Python)'}
 
 
 # Mutations: (name, file, broken run, what must hold: 'fail' structural,
@@ -484,6 +492,17 @@ MUTATIONS = [
      'barrier.HARD_syncall', lambda: barrier_syncall('reduce_hard', AIV, twice=True), 'fail'),
     ('syncall: HARD on part of the AIVs', 'barrier.HARD_syncall',
      lambda: barrier_syncall('reduce_hard', 20), 'fail'),
+    ('Python SPMD: the SPMD form is four tasks', 'py_spmd_add.spmd_blocks',
+     spmd_per_block, 'fail'),
+    ('Python SPMD: all blocks on one lane', 'py_spmd_add.spmd_blocks',
+     lambda: spmd_blocks(lambda k: ('AIV_0', 0, 20 + 300 * k, 300 + 300 * k)), 'fail'),
+    ('Python predicate: a skipped task dispatched (gate 0)', 'py_gated.gate_0',
+     lambda: gated(0, dispatch_skipped=True), 'fail'),
+    ('Python predicate: gate 1 skips too', 'py_gated.gate_1', lambda: gated(0), 'fail'),
+    ('Python early resolve: staging disabled', 'py_early_resolve.flagged',
+     lambda: early_chain(True, staged=False, n=2), 'fail'),
+    ('Python early resolve: the unflagged chain staged', 'py_early_resolve.unflagged',
+     lambda: early_chain(False, staged=True, n=2), 'fail'),
     ('replay: a node\'s block ran twice', 'decoder_layer.replay',
      lambda: decoder(True, twice=True), 'fail'),
     ('replay: the replayed graph lost an edge', 'decoder_layer.replay',

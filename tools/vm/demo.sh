@@ -42,6 +42,31 @@ export_file() {
 	} >/dev/ttyS1
 }
 
+# The guide's Python (examples/python/runtime_overhead.py: its SPMD,
+# predicate and early-resolve blocks) under the host's python3 over the
+# 9p share (PTO_HOST_REPO, PTO_HOST_BUILD: tools/vm/init.sh), its graphs
+# named py_<example>.<form>; the traces come back into $1.
+py_example() {
+	if [ -z "${PTO_HOST_REPO:-}" ] || [ ! -x /host/usr/bin/python3 ]; then
+		echo "== py_runtime_overhead: no host python3 (the 9p share)"
+		echo "py_runtime_overhead 1" >>"$1/examples.txt"
+		fails=$((fails + 1))
+		return
+	fi
+	echo "== py_runtime_overhead"
+	rm -rf /host/tmp/pyout && mkdir -p /host/tmp/pyout
+	chroot /host /usr/bin/env -i PATH=/usr/bin:/bin HOME=/tmp \
+		PYTHONPATH="$PTO_HOST_REPO/python" \
+		PTO_LIBPTO="$PTO_HOST_BUILD/lib/libpto.so" \
+		PTO_TRACE_DIR=/tmp/pyout PTO_TRACE_FORMAT=simpler \
+		/usr/bin/python3 "$PTO_HOST_REPO/examples/python/runtime_overhead.py" \
+		--mode spmd,predicate,early_resolve
+	rc=$?
+	echo "py_runtime_overhead $rc" >>"$1/examples.txt"
+	[ $rc = 0 ] || fails=$((fails + 1))
+	cp -r /host/tmp/pyout/. "$1/"
+}
+
 r=1
 while [ "$r" -le "$reps" ]; do
 	dir=$out prefix=""
@@ -61,6 +86,9 @@ while [ "$r" -le "$reps" ]; do
 		echo "$name $rc" >>"$dir/examples.txt"
 		[ $rc = 0 ] || fails=$((fails + 1))
 	done
+	if wanted py_runtime_overhead; then
+		py_example "$dir"
+	fi
 	for f in "$dir"/*.json "$dir/examples.txt"; do
 		[ -f "$f" ] && export_file "$f" "$prefix"
 	done

@@ -311,8 +311,55 @@ host_root() {
 	[ -d /host/usr ] || { echo "# host root: the 9p mount failed"; return 1; }
 	mount --bind /dev /host/dev &&
 		mount --bind /proc /host/proc &&
-		mount --bind /sys /host/sys &&
-		mount -t tmpfs tmp /host/tmp || { echo "# host root: the binds failed"; return 1; }
+		mount --bind /sys /host/sys || { echo "# host root: the binds failed"; return 1; }
+	host_tmp
+}
+
+# A fresh /tmp over the host's, for what the chroot's programs write; a
+# checkout or build under the host's /tmp stays visible at its own path
+# (bound from the share before the tmpfs hides it).
+host_tmp() {
+	n=0
+	for p in "$host_repo" "$host_build"; do
+		case $p in /tmp/?*) ;; *) continue ;; esac
+		mkdir -p "/hosttmp/$n" && mount --bind "/host$p" "/hosttmp/$n" ||
+			{ echo "# host root: $p"; return 1; }
+		n=$((n + 1))
+	done
+	mount -t tmpfs tmp /host/tmp || { echo "# host root: /tmp"; return 1; }
+	n=0
+	for p in "$host_repo" "$host_build"; do
+		case $p in /tmp/?*) ;; *) continue ;; esac
+		mkdir -p "/host$p" && mount --bind "/hosttmp/$n" "/host$p" ||
+			{ echo "# host root: $p"; return 1; }
+		n=$((n + 1))
+	done
+}
+
+# pto-bench row 20 (tools/bench/py_call.py): a @pl.jit call against the C
+# launch, under the host's python3, with pass 1 (or when -R names 20).
+py_bench_row() {
+	set -- $bench_args
+	reps="" quick="" rows="" pass=""
+	while [ $# -gt 0 ]; do
+		case $1 in
+		-r) reps=$2; shift ;;
+		-q) quick=-q ;;
+		-R) rows=$2; shift ;;
+		-P) pass=$2; shift ;;
+		esac
+		shift
+	done
+	if [ -n "$rows" ]; then
+		echo ",$rows," | tr "+" "," | grep -q ",20," || return 0
+	elif [ "$pass" = 2 ]; then
+		return 0
+	fi
+	host_root || { echo "=== PTO-BENCH-RC rc=python-row"; return 0; }
+	chroot /host /usr/bin/env -i PATH=/usr/bin:/bin HOME=/tmp \
+		PYTHONPATH="$host_repo/python" PTO_LIBPTO="$host_build/lib/libpto.so" \
+		/usr/bin/python3 "$host_repo/tools/bench/py_call.py" ${reps:+-r "$reps"} $quick ||
+		echo "=== PTO-BENCH-RC rc=python-row"
 }
 
 # The python suite: python/tests/run.py (pytest, TAP out) under the host's
@@ -431,6 +478,7 @@ check)
 	echo "1..1"
 	# decoder_layer: 12 tokens a form here (100 in make demo).
 	export PTO_EXAMPLE_TOKENS=12
+	host_root && export PTO_HOST_REPO="$host_repo" PTO_HOST_BUILD="$host_build"
 	if run_suite examples /pto/demo.sh >/tmp/demo.out 2>&1; then
 		echo "ok 1 every example checks its result"
 	else
@@ -447,6 +495,8 @@ check)
 	;;
 demo)
 	modprobe pto_npu || finish
+	# The Python example's interpreter: the host's (host_root).
+	host_root && export PTO_HOST_REPO="$host_repo" PTO_HOST_BUILD="$host_build"
 	if [ -x /pto/demo.sh ]; then
 		/pto/demo.sh
 		echo "=== PTO-DEMO rc=$?"
@@ -478,6 +528,7 @@ bench)
 			# shellcheck disable=SC2086
 			(cd /tmp && /pto/bench/pto-bench $bench_args)
 			echo "=== PTO-BENCH-RC rc=$?"
+			py_bench_row
 		fi
 	else
 		echo "=== PTO-BENCH-RC rc=insmod"

@@ -28,7 +28,8 @@ for f in $multiarch/libpto.so.1 $multiarch/libpto.so $multiarch/libpto.a \
 	/usr/bin/ptoctl /usr/share/man/man1/ptoctl.1 /usr/share/man/man3/libpto.3 \
 	/etc/udev/rules.d/70-pto-npu.rules /usr/share/doc/pto-npu/COPYING \
 	/usr/share/doc/pto-npu/GPL-2.0 /usr/share/doc/pto-npu/MIT \
-	/usr/lib/python3/dist-packages/pto_npu/device.py; do
+	/usr/lib/python3/dist-packages/pto_npu/device.py \
+	/usr/lib/python3/dist-packages/pto_npu/language/_jit.py; do
 	[ -e "$root$f" ] || { echo "# missing: $f"; rc=1; }
 done
 grep -qx "libdir=$multiarch" "$root$multiarch/pkgconfig/libpto.pc" ||
@@ -36,7 +37,7 @@ grep -qx "libdir=$multiarch" "$root$multiarch/pkgconfig/libpto.pc" ||
 # Debian's python3 imports the installed package and it loads the
 # installed libpto.
 PYTHONPATH="$root/usr/lib/python3/dist-packages" LD_LIBRARY_PATH="$root$multiarch" \
-	/usr/bin/python3 -c 'from pto_npu import _libpto; _libpto.lib().pto_strerror(-22)' \
+	/usr/bin/python3 -c 'import pto_npu.language as pl, pto_npu.runtime; from pto_npu import _libpto; _libpto.lib().pto_strerror(-22)' \
 	>>"$t/install.log" 2>&1 || { echo "# the installed pto_npu package does not load"; rc=1; }
 [ $rc = 0 ] || cat "$t/install.log"
 tap $rc "make install PREFIX=/usr LIBDIR=$multiarch"
