@@ -235,6 +235,27 @@ struct ex_timed {
 	double makespan_us[EX_TIMED_MAX];
 };
 
+/*
+ * How many timed runs of each form: @runs (make demo), or
+ * PTO_EXAMPLE_RUNS (1..EX_TIMED_MAX / 2); make check's examples suite,
+ * which asks for short runs with PTO_EXAMPLE_TOKENS (the debug kernel runs
+ * every example on one slow vCPU), gets 2.
+ */
+static inline int ex_timed_runs(int runs)
+{
+	const char *e = getenv("PTO_EXAMPLE_RUNS");
+
+	if (e) {
+		runs = atoi(e);
+		if (runs < 1 || runs > EX_TIMED_MAX / 2)
+			ex_fail("PTO_EXAMPLE_RUNS=%s: want 1..%d", e,
+				EX_TIMED_MAX / 2);
+	} else if (getenv("PTO_EXAMPLE_TOKENS")) {
+		runs = 2;
+	}
+	return runs;
+}
+
 static inline void ex_timed_init(struct ex_timed *t, const char *what)
 {
 	size_t i;
