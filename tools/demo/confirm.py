@@ -656,8 +656,9 @@ def check_python(d, rep):
     """The guide's blocks run from Python (examples/python/runtime_overhead.py):
     the same verdicts on their graphs (py_<example>.<form>)."""
     ex = 'py_runtime_overhead'
-    per, spmd = load(d, 'py_spmd_add.per_block_tasks'), load(d, 'py_spmd_add.spmd_blocks')
-    v = verdict_spmd(per, spmd)
+    names = ('py_spmd_add.per_block_tasks', 'py_spmd_add.spmd_blocks')
+    per, spmd = load(d, names[0]), load(d, names[1])
+    v = verdict_spmd(per, spmd, names)
     rep.add('SPMD (Python)', 'per-block tasks', per, v, ex)
     rep.add('SPMD (Python)', 'one SPMD task', spmd, v, ex)
     g0, g1 = load(d, 'py_gated.gate_0'), load(d, 'py_gated.gate_1')

@@ -80,9 +80,9 @@ TECHNIQUES = [
      'two tasks and a scheduler round trip become one SYNC_START task whose blocks '
      'wait at the barrier (dotted) and are all released after the last arrival'),
     ('graph-replay', [['decoder_layer.slow'], ['decoder_layer.replay']],
-     'the replayed token (bottom) has no doorbell intake of 32 entries and fewer '
-     'scheduler ticks: one launch entry, its 32 nodes joined in one pass; the '
-     'cores\' bars are the same. What that saves per token is the graph replay row'),
+     'the replayed token (bottom) is missing the slow form\'s doorbell intake and '
+     'scheduler ticks: one launch entry, its 32 nodes joined in one pass; the cores\' '
+     'bars are the same work. What that saves per token is the graph replay row'),
 ]
 
 WIDTH_IN = 12.0
