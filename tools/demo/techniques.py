@@ -55,7 +55,7 @@ ROWS = [
     row('spmd-guide', 'SPMD (guide, 4)', 'spmd_add.per_block_tasks', 'spmd_add.spmd_blocks',
         '3.4', 'ab', 'makespan', guide='spmd', confirm='SPMD'),
     row('spmd', 'SPMD (48 blocks)', 'spmd_add.per_block_tasks-48', 'spmd_add.spmd_blocks-48',
-        '3.48', 'ab', ('timed', 'wall'), beside=[('timed', 'makespan')],
+        '3.48', 'ab', ('timed', 'makespan'), beside=[('timed', 'wall')],
         confirm='SPMD (48 blocks)'),
     row('predicate-guide', 'predicate (MoE, 8)', 'moe.self-checking_experts',
         'moe.predicated_experts', '5', 'ba', 'makespan', guide='predicate',
