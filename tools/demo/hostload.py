@@ -65,7 +65,8 @@ def main():
         f.write('\n')
     print('demo: beside this boot other processes kept %.2f of the host\'s %d CPUs busy%s' %
           (load['others_cpus'], load['host_cpus'],
-           ' (under load: its timing rows are reported, not judged)' if load['loaded'] else ''))
+           ' (under load: a timing row that does not clear its noise is reported, not '
+           'judged)' if load['loaded'] else ''))
     return rc
 
 
