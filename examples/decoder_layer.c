@@ -34,7 +34,10 @@
  * queue, which reports every node: on another a launch that succeeded
  * reports every task OK). Both forms' checksums must agree. The wall time
  * per token of each and their ratio are printed, never held against the
- * run.
+ * run; on a profiling queue also what a launch saves, the host's and
+ * intake's time per token (the wall time less the makespan), and with
+ * PTO_TRACE_DIR set each token's wall time and makespan go to
+ * decoder_layer.timing.json (make demo's graph replay row).
  */
 #ifndef _GNU_SOURCE
 #define _POSIX_C_SOURCE 200809L
@@ -404,14 +407,6 @@ static void check_status(const struct pto_graph *g, const char *form,
 	}
 }
 
-static double now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
-}
-
 static void fill(float *p, float v)
 {
 	size_t i;
@@ -425,29 +420,15 @@ static void fill(float *p, float v)
  * after each of its runs; here only the last token's are kept, so the
  * time per token is the runs', not the trace writer's.
  */
-static char trace_dir[512];
-
-static void trace_hold(void)
-{
-	const char *d = getenv("PTO_TRACE_DIR");
-
-	if (d && strlen(d) < sizeof(trace_dir))
-		strcpy(trace_dir, d);
-	unsetenv("PTO_TRACE_DIR");
-}
-
-/* Before @token's run: the traces on for the last token only. */
 static void trace_token(int token)
 {
-	if (token == n_tokens - 1 && trace_dir[0])
-		setenv("PTO_TRACE_DIR", trace_dir, 1);
-	else
-		unsetenv("PTO_TRACE_DIR");
+	ex_trace_on(token == n_tokens - 1);
 }
 
 /* Per token: build the graph, run it (every task an entry), check y. */
 static double run_slow(struct pto_device *dev, const struct layer *L,
-		       struct pto_queue *q, double *us, double *build_us)
+		       struct pto_queue *q, struct ex_timed *timed,
+		       double *us, double *build_us)
 {
 	static float want[ELEMS];
 	float *px = pto_tensor_data(L->xs[0]), *py = pto_tensor_data(L->ys[0]);
@@ -462,13 +443,16 @@ static double run_slow(struct pto_device *dev, const struct layer *L,
 		make_input(px, token);
 		fill(py, SENTINEL);
 		model(px, token, want);
-		t0 = now_us();
+		t0 = ex_now_us();
 		g = build_graph(dev, L, L->xs[0], L->ys[0], token);
-		t1 = now_us();
+		t1 = ex_now_us();
 		trace_token(token);
 		ex_run(g, q, "slow");
-		total += now_us() - t0;
-		build += t1 - t0;
+		t1 -= t0;
+		t0 = ex_now_us() - t0;
+		total += t0;
+		build += t1;
+		ex_timed_add(timed, g, t0);
 		sum += check_y(py, want, "slow", token);
 		check_status(g, "slow", token, true);
 		if (token == n_tokens - 1)
@@ -505,7 +489,8 @@ static void replay(struct pto_graph *g, struct pto_graph_exec *x,
 
 /* Record the layer once, then one launch per token, the pairs in turn. */
 static double run_replay(struct pto_device *dev, const struct layer *L,
-			 struct pto_queue *q, double *us)
+			 struct pto_queue *q, struct ex_timed *timed,
+			 double *us)
 {
 	static float want[ELEMS];
 	const struct pto_tensor *params[2] = { L->xs[0], L->ys[0] };
@@ -535,9 +520,11 @@ static double run_replay(struct pto_device *dev, const struct layer *L,
 		fill(py, SENTINEL);
 		model(px, token, want);
 		trace_token(token);
-		t0 = now_us();
+		t0 = ex_now_us();
 		replay(g, x, q, L, k, token);
-		total += now_us() - t0;
+		t0 = ex_now_us() - t0;
+		total += t0;
+		ex_timed_add(timed, g, t0);
 		sum += check_y(py, want, "replay", token);
 		check_status(g, "replay", token, strict);
 	}
@@ -550,12 +537,36 @@ static double run_replay(struct pto_device *dev, const struct layer *L,
 	return sum;
 }
 
+/*
+ * What a launch saves per token: the host's and the device's intake time,
+ * the wall time (build or launch to the last completion) less the
+ * makespan (first dispatch to last finish: the cores' time, the same both
+ * ways). Needs every node's block records: a profiling queue.
+ */
+static void print_host_time(const struct ex_timed *timed)
+{
+	double host[2][EX_TIMED_MAX], med[2], span[2];
+	unsigned int f, i;
+
+	for (f = 0; f < 2; f++) {
+		for (i = 0; i < timed[f].n; i++)
+			host[f][i] = timed[f].wall_us[i] - timed[f].makespan_us[i];
+		med[f] = ex_median(host[f], timed[f].n);
+		span[f] = ex_median(timed[f].makespan_us, timed[f].n);
+	}
+	if (span[1] <= 0 || med[1] <= 0)
+		return;		/* not a profiling queue */
+	printf("  per token, medians: host and intake (wall time less the makespan) slow %.1f us, replay %.1f us: %.2fx; makespan slow %.1f us, replay %.1f us\n",
+	       med[0], med[1], med[0] / med[1], span[0], span[1]);
+}
+
 int main(void)
 {
 	struct pto_device *dev;
 	struct pto_queue *q;
 	struct layer L;
 	double slow_us, build_us, fast_us, slow_sum, fast_sum;
+	static struct ex_timed timed[2];
 
 	ex_name = "decoder_layer";
 	if (getenv("PTO_EXAMPLE_TOKENS")) {
@@ -568,12 +579,14 @@ int main(void)
 	ex_check(pto_device_open(0, &dev), "open device 0");
 	/* A queue made with PTO_TRACE_DIR set profiles (every node reports). */
 	ex_check(pto_queue_create(dev, 0, 0, &q), "queue");
-	trace_hold();
+	ex_trace_hold();
 	layer_alloc(dev, &L);
+	ex_timed_init(&timed[0], "slow");
+	ex_timed_init(&timed[1], "replay");
 
-	slow_sum = run_slow(dev, &L, q, &slow_us, &build_us);
+	slow_sum = run_slow(dev, &L, q, &timed[0], &slow_us, &build_us);
 	printf("PASS decoder_layer slow\n");
-	fast_sum = run_replay(dev, &L, q, &fast_us);
+	fast_sum = run_replay(dev, &L, q, &timed[1], &fast_us);
 	printf("PASS decoder_layer replay\n");
 	if (slow_sum != fast_sum)
 		ex_fail("checksums differ: slow %.17g, replay %.17g", slow_sum,
@@ -581,6 +594,9 @@ int main(void)
 	printf("  checksum of the %d tokens' y: %.9g both ways; slow / replay: %.2fx per token (%.2fx without building the graph)\n",
 	       n_tokens, fast_sum, fast_us > 0 ? slow_us / fast_us : 0.0,
 	       fast_us > 0 ? (slow_us - build_us) / fast_us : 0.0);
+
+	print_host_time(timed);
+	ex_timed_write(timed, 2);
 
 	layer_free(&L);
 	ex_check(pto_queue_destroy(q), "destroy queue");

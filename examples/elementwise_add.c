@@ -21,14 +21,14 @@ int main(void)
 
 	ex_name = "elementwise_add";
 	ex_check(pto_device_open(0, &dev), "open device 0");
-	add_alloc(dev, &t);
-	for (i = 0; i < ADD_ELEMS; i++) {
+	add_alloc(dev, &t, ADD_TILES, ADD_TILE_ROWS);
+	for (i = 0; i < t.elems; i++) {
 		t.pa[i] = (float)i * 0.25f;
 		t.pb[i] = 1000.0f - (float)(i % 977) * 1.5f;
 	}
 
-	k_tile = add_kernel(dev, false, "add_tile");
-	k_spmd = add_kernel(dev, true, "add_spmd");
+	k_tile = add_kernel(dev, false, ADD_TILE_ROWS, "add_tile");
+	k_spmd = add_kernel(dev, true, ADD_TILE_ROWS, "add_spmd");
 	ex_check(pto_queue_create(dev, 0, 0, &q), "queue");
 
 	/* One task per tile. */
@@ -39,7 +39,7 @@ int main(void)
 	pto_graph_free(g);
 
 	/* The same as one SPMD task. */
-	memset(t.pc, 0, ADD_ELEMS * sizeof(*t.pc));
+	memset(t.pc, 0, t.elems * sizeof(*t.pc));
 	ex_check(pto_graph_new(dev, &g), "graph");
 	add_spmd_task(g, k_spmd, &t);
 	ex_run(g, q, "SPMD task");

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <pto/pto.h>
 
@@ -176,6 +177,170 @@ static inline void ex_print_stats(const struct pto_graph *g, const char *what)
 	ex_graph_stats(g, &dispatches, &makespan);
 	printf("%s: %u dispatch%s, makespan %.1f us\n", what, dispatches,
 	       dispatches == 1 ? "" : "es", (double)makespan / 1000.0);
+}
+
+/*
+ * Timed runs (make demo's rows read them): PTO_TRACE_DIR held out of the
+ * environment, so that the runs being timed write no traces (libpto
+ * writes a graph's traces at the end of its run), and put back for the
+ * run whose traces are kept. The queue must be made before the hold: a
+ * queue made with PTO_TRACE_DIR set profiles.
+ */
+static inline char *ex_trace_dir(void)
+{
+	static char dir[512];
+
+	return dir;
+}
+
+static inline void ex_trace_hold(void)
+{
+	const char *d = getenv("PTO_TRACE_DIR");
+
+	if (d && strlen(d) < 512)
+		strcpy(ex_trace_dir(), d);
+	unsetenv("PTO_TRACE_DIR");
+}
+
+/* The runs that follow write their traces (@on), or none. */
+static inline void ex_trace_on(bool on)
+{
+	if (on && ex_trace_dir()[0])
+		setenv("PTO_TRACE_DIR", ex_trace_dir(), 1);
+	else
+		unsetenv("PTO_TRACE_DIR");
+}
+
+static inline double ex_now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+/** EX_TIMED_MAX - most timed runs of one form. */
+#define EX_TIMED_MAX 128
+
+/*
+ * One form's timed runs: each run's wall time (from the host's first call
+ * for it, building or submitting, to its last completion read) and its
+ * makespan (first dispatch to last finish; 0 when the queue reported no
+ * block records).
+ */
+struct ex_timed {
+	char graph[96];		/* "<example>.<form>", as its traces' name */
+	unsigned int n;
+	double wall_us[EX_TIMED_MAX];
+	double makespan_us[EX_TIMED_MAX];
+};
+
+/*
+ * How many timed runs of each form: @runs (make demo), or
+ * PTO_EXAMPLE_RUNS (1..EX_TIMED_MAX / 2); make check's examples suite,
+ * which asks for short runs with PTO_EXAMPLE_TOKENS (the debug kernel runs
+ * every example on one slow vCPU), gets 2.
+ */
+static inline int ex_timed_runs(int runs)
+{
+	const char *e = getenv("PTO_EXAMPLE_RUNS");
+
+	if (e) {
+		runs = atoi(e);
+		if (runs < 1 || runs > EX_TIMED_MAX / 2)
+			ex_fail("PTO_EXAMPLE_RUNS=%s: want 1..%d", e,
+				EX_TIMED_MAX / 2);
+	} else if (getenv("PTO_EXAMPLE_TOKENS")) {
+		runs = 2;
+	}
+	return runs;
+}
+
+static inline void ex_timed_init(struct ex_timed *t, const char *what)
+{
+	size_t i;
+
+	memset(t, 0, sizeof(*t));
+	snprintf(t->graph, sizeof(t->graph), "%s.%s", ex_name, what);
+	for (i = strlen(ex_name) + 1; t->graph[i]; i++)
+		if (!isalnum((unsigned char)t->graph[i]) && t->graph[i] != '-')
+			t->graph[i] = '_';
+}
+
+/* A run of @g that took @wall_us. */
+static inline void ex_timed_add(struct ex_timed *t, const struct pto_graph *g,
+				double wall_us)
+{
+	unsigned int ran;
+	uint64_t makespan;
+
+	if (t->n >= EX_TIMED_MAX)
+		ex_fail("%s: more than %d timed runs", t->graph, EX_TIMED_MAX);
+	ex_run_figures(g, &ran, &makespan);
+	t->wall_us[t->n] = wall_us;
+	t->makespan_us[t->n] = (double)makespan / 1e3;
+	t->n++;
+}
+
+static inline int ex_cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The median of @n values (0 for none). */
+static inline double ex_median(const double *v, unsigned int n)
+{
+	double s[EX_TIMED_MAX];
+
+	if (!n || n > EX_TIMED_MAX)
+		return 0;
+	memcpy(s, v, n * sizeof(*v));
+	qsort(s, n, sizeof(*s), ex_cmp_double);
+	return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+}
+
+static inline void ex_json_list(FILE *f, const double *v, unsigned int n)
+{
+	unsigned int i;
+
+	fputc('[', f);
+	for (i = 0; i < n; i++)
+		fprintf(f, "%s%.3f", i ? ", " : "", v[i]);
+	fputc(']', f);
+}
+
+/*
+ * With PTO_TRACE_DIR held (ex_trace_hold()): the forms' timed runs into
+ * <dir>/<example>.timing.json, {"example": ..., "forms": {graph: {"wall_us":
+ * [...], "makespan_us": [...]}}}, beside the traces (make demo exports it).
+ */
+static inline void ex_timed_write(const struct ex_timed *forms, unsigned int n)
+{
+	char path[640];
+	unsigned int i;
+	FILE *f;
+
+	if (!ex_trace_dir()[0])
+		return;
+	snprintf(path, sizeof(path), "%s/%s.timing.json", ex_trace_dir(),
+		 ex_name);
+	f = fopen(path, "w");
+	if (!f)
+		ex_fail("write %s", path);
+	fprintf(f, "{\"example\": \"%s\", \"forms\": {", ex_name);
+	for (i = 0; i < n; i++) {
+		fprintf(f, "%s\n \"%s\": {\"wall_us\": ", i ? "," : "",
+			forms[i].graph);
+		ex_json_list(f, forms[i].wall_us, forms[i].n);
+		fprintf(f, ", \"makespan_us\": ");
+		ex_json_list(f, forms[i].makespan_us, forms[i].n);
+		fputc('}', f);
+	}
+	fprintf(f, "}}\n");
+	if (fclose(f))
+		ex_fail("write %s", path);
 }
 
 #endif /* PTO_EXAMPLE_H */

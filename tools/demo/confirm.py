@@ -13,11 +13,13 @@ requires and what it cannot see in today's trace):
             ends where the ring forces it (fewer slots than tiles); the
             share of each AIV bar after it and the engines' overlapping
             work are reported
-  SPMD      N single-block tasks become one task of N blocks, one bar per
-            block, held by more than one DISTINCT lane at once (each from
-            its dispatch to its end); dispatches N -> 1; the distinct
-            lanes running at once (start to end) are reported
-  predicate a SKIPPED task is in the graph, has a predicate, and was never
+  SPMD      (the guide's 4 blocks, and 48) N single-block tasks become
+            one task of N blocks, one bar per block, held by more than
+            one DISTINCT lane at once (each from its dispatch to its
+            end); dispatches N -> 1; the distinct lanes running at once
+            (start to end) are reported
+  predicate (the gate, MoE of 8 experts, MoE of 64)
+            a SKIPPED task is in the graph, has a predicate, and was never
             dispatched: no bar and no dispatch slice, only a skip marker;
             every other task ran; the graph keeps its shape
   early     the same graph flagged: staged units (none unflagged), each
@@ -137,10 +139,10 @@ def dependencies_held(v, run, what):
                    (what, e['succ'], e['pred']))
 
 
-def verdict_spmd(per, spmd):
+def verdict_spmd(per, spmd, names=('spmd_add.per_block_tasks', 'spmd_add.spmd_blocks')):
     v = Verdict()
     if not (per and spmd):
-        return v.missing('spmd_add.per_block_tasks', 'spmd_add.spmd_blocks')
+        return v.missing(*names)
     v.need(per.tasks() > 1, 'per-block form: %d tasks, want more than 1' % per.tasks())
     v.need(all(t['block_num'] == 1 for t in per.deps['tasks']),
            'per-block form: a task of more than one block')
@@ -313,6 +315,23 @@ def verdict_predicate(plain, moe, g0, g1):
            (n0, g0.tasks(), ', never dispatched (no bar, no dispatch slice, a skip '
             'marker)' if v.ok() else '', nm, moe.tasks() - 1, plain.dispatched(),
             moe.dispatched()))
+    return v
+
+
+def verdict_moe(plain, moe, names):
+    """A MoE form alone: the predicated graph skips experts, never
+    dispatched; the self-checking one dispatches every expert."""
+    v = Verdict()
+    if not (plain and moe):
+        return v.missing(*names)
+    nm = skipped_never_dispatched(v, moe, 'predicated MoE')
+    v.need(nm > 0, 'predicated MoE: no expert skipped')
+    v.need(skipped_never_dispatched(v, plain, 'ungated MoE') == 0,
+           'ungated MoE: a task was skipped')
+    v.need(plain.tasks() == moe.tasks(), 'the MoE forms differ in task count')
+    v.fact('%d of %d experts skipped%s; dispatches %d -> %d' %
+           (nm, moe.tasks() - 1, ', never dispatched (no bar, no dispatch slice, a skip '
+            'marker)' if v.ok() else '', plain.dispatched(), moe.dispatched()))
     return v
 
 
@@ -576,10 +595,13 @@ class Report:
 
 
 def check_spmd(d, rep):
-    per, spmd = load(d, 'spmd_add.per_block_tasks'), load(d, 'spmd_add.spmd_blocks')
-    v = verdict_spmd(per, spmd)
-    rep.add('SPMD', 'per-block tasks', per, v, 'spmd_add')
-    rep.add('SPMD', 'one SPMD task', spmd, v, 'spmd_add')
+    """The guide's size, and 48 blocks (where dispatch dominates)."""
+    for tech, sfx in (('SPMD', ''), ('SPMD (48 blocks)', '-48')):
+        names = ('spmd_add.per_block_tasks' + sfx, 'spmd_add.spmd_blocks' + sfx)
+        per, spmd = load(d, names[0]), load(d, names[1])
+        v = verdict_spmd(per, spmd, names)
+        rep.add(tech, 'per-block tasks', per, v, 'spmd_add')
+        rep.add(tech, 'one SPMD task', spmd, v, 'spmd_add')
 
 
 def check_mixed(d, rep):
@@ -599,6 +621,11 @@ def check_predicate(d, rep):
     rep.add('predicate', 'predicated (MoE)', moe, v, 'moe')
     rep.add('predicate', 'gate 0', g0, v, 'gated')
     rep.add('predicate', 'gate 1', g1, v, 'gated')
+    names = ('moe.self-checking_experts-64', 'moe.predicated_experts-64')
+    plain, moe = load(d, names[0]), load(d, names[1])
+    v = verdict_moe(plain, moe, names)
+    rep.add('predicate (64 experts)', 'ungated (MoE)', plain, v, 'moe')
+    rep.add('predicate (64 experts)', 'predicated (MoE)', moe, v, 'moe')
 
 
 def check_early(d, rep):
@@ -629,8 +656,9 @@ def check_python(d, rep):
     """The guide's blocks run from Python (examples/python/runtime_overhead.py):
     the same verdicts on their graphs (py_<example>.<form>)."""
     ex = 'py_runtime_overhead'
-    per, spmd = load(d, 'py_spmd_add.per_block_tasks'), load(d, 'py_spmd_add.spmd_blocks')
-    v = verdict_spmd(per, spmd)
+    names = ('py_spmd_add.per_block_tasks', 'py_spmd_add.spmd_blocks')
+    per, spmd = load(d, names[0]), load(d, names[1])
+    v = verdict_spmd(per, spmd, names)
     rep.add('SPMD (Python)', 'per-block tasks', per, v, ex)
     rep.add('SPMD (Python)', 'one SPMD task', spmd, v, ex)
     g0, g1 = load(d, 'py_gated.gate_0'), load(d, 'py_gated.gate_1')

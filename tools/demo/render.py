@@ -46,25 +46,48 @@ import json
 import math
 import os
 import sys
+import textwrap
 
 # Which traces each technique's picture compares, top (before) to bottom
-# (after). Each entry is a list of alternatives (glob patterns), the first
-# one present wins.
+# (after), and what the picture shows (a line under it). Each entry of the
+# forms is a list of alternatives (glob patterns), the first one present
+# wins. The pictures match make demo's rows (tools/demo/techniques.py):
+# the judged sizes, and the guide's beside them (-guide).
 TECHNIQUES = [
     ('mixed-kernel', [['matmul_bias.two_tasks'],
                       ['matmul_bias._b__mixed_none'],
-                      ['matmul_bias._c__mixed_up_down']]),
-    ('spmd', [['elementwise_add.per-tile_tasks', 'spmd_add.per_block_tasks'],
-              ['elementwise_add.SPMD_task', 'spmd_add.spmd_blocks']]),
-    ('predicate', [['moe.self-checking_experts'], ['moe.predicated_experts']]),
-    ('predicate-gated', [['gated.gate_1'], ['gated.gate_0']]),
-    ('early-resolve', [['early_resolve.unflagged'], ['early_resolve.flagged']]),
+                      ['matmul_bias._c__mixed_up_down']],
+     'two tasks, the vector task after the cube task, become one MIX task whose '
+     'cube and vector units run side by side (the ring between them)'),
+    ('spmd', [['spmd_add.per_block_tasks-48'], ['spmd_add.spmd_blocks-48']],
+     '48 single-block tasks, dispatched one by one, become one task of 48 blocks, '
+     'placed on the vector cores by one dispatch'),
+    ('spmd-guide', [['elementwise_add.per-tile_tasks', 'spmd_add.per_block_tasks'],
+                    ['elementwise_add.SPMD_task', 'spmd_add.spmd_blocks']],
+     'the guide\'s size: 4 tasks become one task of 4 blocks'),
+    ('predicate', [['moe.self-checking_experts-64'], ['moe.predicated_experts-64']],
+     '64 experts, 8 with tokens: every self-checking expert is dispatched (top); the '
+     '56 predicated experts without tokens are skipped, never dispatched (X markers)'),
+    ('predicate-guide', [['moe.self-checking_experts'], ['moe.predicated_experts']],
+     'the guide\'s size: 4 of 8 experts skipped'),
+    ('predicate-gated', [['gated.gate_1'], ['gated.gate_0']],
+     'gate 1 runs the predicated task; gate 0 skips it: no dispatch, a skip marker'),
+    ('early-resolve', [['early_resolve.unflagged'], ['early_resolve.flagged']],
+     'flagged, each consumer is staged on its core before its producer ends '
+     '(hatched) and starts at the producer\'s release'),
     ('syncall', [['barrier.two_tasks'], ['barrier.HARD_syncall'],
-                 ['barrier.SOFT_syncall']]),
-    ('graph-replay', [['decoder_layer.slow'], ['decoder_layer.replay']]),
+                 ['barrier.SOFT_syncall']],
+     'two tasks and a scheduler round trip become one SYNC_START task whose blocks '
+     'wait at the barrier (dotted) and are all released after the last arrival'),
+    ('graph-replay', [['decoder_layer.slow'], ['decoder_layer.replay']],
+     'the replayed token (bottom) is missing the slow form\'s doorbell intake and '
+     'scheduler ticks: one launch entry, its 32 nodes joined in one pass; the cores\' '
+     'bars are the same work. What that saves per token is the graph replay row'),
 ]
 
 WIDTH_IN = 12.0
+# A caption line's characters (7.5 pt italic across the picture).
+CAPTION_CHARS = 170
 DPI = 100
 MIN_BAR_PX = 2.0
 # The scheduler's slices, by kind (greys; pre-staging green).
@@ -215,7 +238,7 @@ def total_lanes(traces):
     return max(len(t.lanes) for t in traces)
 
 
-def render(paths, out, all_lanes=False, flows=True, title=None):
+def render(paths, out, all_lanes=False, flows=True, title=None, caption=None):
     matplotlib, plt = import_mpl()
     from matplotlib.patches import Patch
     from matplotlib.lines import Line2D
@@ -235,7 +258,10 @@ def render(paths, out, all_lanes=False, flows=True, title=None):
     title_in, gap_in = 0.3, 0.12
     panel_in = [title_in + nrows * row_in + gap_in for _ in traces]
     top_in = 0.3 if (npanel > 1 or title) else 0.05
-    bottom_in = 0.75
+    # The caption's lines under the legend, and room for them.
+    cap_lines = textwrap.wrap(caption, CAPTION_CHARS) if caption else []
+    cap_in = 0.13 * len(cap_lines) + 0.1 if cap_lines else 0.0
+    bottom_in = 0.75 + cap_in
     height = top_in + sum(panel_in) + bottom_in
     fig = plt.figure(figsize=(WIDTH_IN, height), dpi=DPI)
     left, right = 0.9, 0.25
@@ -422,10 +448,15 @@ def render(paths, out, all_lanes=False, flows=True, title=None):
                              label='early dispatch'))
     handles.append(Line2D([], [], color='black', ls='--', lw=0.8, label='end of run'))
     fig.legend(handles=handles, loc='lower left', ncol=len(handles), frameon=False,
-               fontsize=7, bbox_to_anchor=(left / WIDTH_IN - 0.01, 0.0))
+               fontsize=7, bbox_to_anchor=(left / WIDTH_IN - 0.01, cap_in / height))
+    if cap_lines:
+        # What the picture shows, under the legend.
+        fig.text(left / WIDTH_IN, 0.06 / height, '\n'.join(cap_lines), ha='left',
+                 va='bottom', fontsize=7.5, style='italic', color='#333333')
     if note:
         # Above the x axis's label, right: the legend's row is full.
-        fig.text(1 - right / WIDTH_IN, 0.32 / height, note, ha='right', va='bottom',
+        fig.text(1 - right / WIDTH_IN, (0.32 + cap_in) / height, note,
+                 ha='right', va='bottom',
                  fontsize=7, color='#666666')
     if title is None and npanel > 1:
         title = ('before (top) and after (bottom), one time scale' if npanel == 2 else
@@ -444,7 +475,7 @@ def render(paths, out, all_lanes=False, flows=True, title=None):
 def demo(d, out_dir):
     os.makedirs(out_dir, exist_ok=True)
     written = []
-    for tech, forms in TECHNIQUES:
+    for tech, forms, caption in TECHNIQUES:
         paths = []
         for alts in forms:
             for pat in alts:
@@ -457,7 +488,7 @@ def demo(d, out_dir):
             continue
         out = os.path.join(out_dir, tech + '.png')
         try:
-            render(paths, out)
+            render(paths, out, caption=caption)
         except (OSError, ValueError, KeyError, TypeError) as e:
             print('render: %s: no picture (%s: %s)' % (tech, type(e).__name__, e))
             continue
@@ -479,6 +510,7 @@ def main():
                     help='draw every lane, idle ones too')
     ap.add_argument('--no-flows', action='store_true', help='no dependency arrows')
     ap.add_argument('--title', help='a title above the panels')
+    ap.add_argument('--caption', help='a line under the picture')
     args = ap.parse_args()
     import_mpl()    # before any output: it may run the script again
     if args.demo:
@@ -494,7 +526,7 @@ def main():
         p = paths[0]
         out = (p[:-len('.trace.json')] if p.endswith('.trace.json') else p) + '.png'
     render(paths, out, all_lanes=args.all_lanes, flows=not args.no_flows,
-           title=args.title)
+           title=args.title, caption=args.caption)
     print(out)
     return 0
 

@@ -6,30 +6,44 @@ usage: summary.py OUT_DIR RAW_DIR [RAW_DIR...]
 Each RAW_DIR is what one demo boot exported (tools/vm/demo.sh with
 PTO_DEMO_REPS=N: "repK--<file>" for each repetition K) and its console log
 (RAW_DIR/../../vm/<name>.log holds the pto-bench rows of the same boot).
-For every technique (TECHNIQUES below: its slow and fast form), this
-reads each repetition's makespan of each form (latest bar end minus
-earliest dispatch, as confirm.py and render.py compute it), and writes:
+(RAW_DIR.load.json: how busy the host was beside that boot,
+tools/demo/hostload.py). For every row of tools/demo/techniques.py (a
+technique's slow and fast form and what the row measures: a makespan or
+a gap from each repetition's swimlane, or the example's own timed runs,
+<example>.timing.json), this reads one figure per repetition of each
+form, and writes:
 
   OUT_DIR/<file>           for each form, the files of the repetition
-                           nearest its median (the run the before/after
-                           picture and confirm.py then look at) and its
-                           PyPTO/simpler profile directory OUT_DIR/<form>/
-                           (simpler's tools read it), and
+                           nearest its median makespan (the run the
+                           before/after picture and confirm.py then look
+                           at) and its PyPTO/simpler profile directory
+                           OUT_DIR/<form>/ (simpler's tools read it), and
                            examples.txt (an example's worst exit status)
   OUT_DIR/runs/repK/       every repetition's files
-  OUT_DIR/summary.json     per technique: each form's median and spread
-                           (quartiles, min, max, n) in us, the gain
-                           (slow median / fast median) and gain_p (a
-                           one-sided rank test over the repetitions that
-                           the slow form is slower), the bench's ratio
-                           for it from the same boot, the confirm verdict
-                           (tools/demo/confirm.py on the median runs), and an exception
-                           text where the gain cannot show here
+  OUT_DIR/summary.json     per row: what it measured, each form's median
+                           and spread (quartiles, min, max, n) in us, the
+                           gain (the median over the repetitions of slow
+                           / fast, both forms from the same run), its band
+                           (gain_range: their quartiles), gain_p (a
+                           one-sided exact signed-rank test that slow /
+                           fast > 1), each repetition's ratio, the ratio
+                           of the medians and an unpaired rank test, the
+                           noise (effect and interquartile range), the
+                           other measures of the same forms (beside), the
+                           bench's ratio from the same boot, the confirm
+                           verdict (tools/demo/confirm.py on the median
+                           runs) and the row's verdict: PASS, FAIL,
+                           EXCEPTION (a documented limit of this
+                           emulator), GUIDE (the guide's size, measured
+                           by another row) or LOADED (the host was busy
+                           beside the VM: reported, not judged); and the
+                           host's load
 
-and prints the table. Exits 1 if a form has no repetition.
+and prints the table. Exits 1 if a row has no figures or FAILs.
 """
 import glob
 import json
+import math
 import os
 import shutil
 import statistics
@@ -41,75 +55,11 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, '..', 'bench'))
 import confirm  # noqa: E402
 import report  # noqa: E402
+import techniques  # noqa: E402
 
-# technique: (guide name, slow form, fast form, bench row, bench ratio
-# direction: 'ab' when the row's ratio a/b is slow/fast, 'ba' when it is
-# fast/slow), and the exception: why the gain may not show in this VM.
-TECHNIQUES = [
-    ('mixed-kernel', 'mixed kernel', 'matmul_bias.two_tasks',
-     'matmul_bias._c__mixed_up_down', '4', 'ab', 'makespan',
-     'the cube and vector halves overlap only on cores running at once: this form '
-     'runs on min(2, host CPUs) vCPUs, each a host thread under qemu TCG, so what '
-     'the overlap saves (see the picture: the engines\' work side by side) is within '
-     'the noise of a makespan of about 8 ms here'),
-    ('spmd', 'SPMD', 'spmd_add.per_block_tasks', 'spmd_add.spmd_blocks', '3.4', 'ab',
-     'makespan', None),
-    ('predicate', 'predicate (MoE)', 'moe.self-checking_experts',
-     'moe.predicated_experts', '5', 'ba', 'makespan', None),
-    ('predicate-gated', 'predicate (gate)', 'gated.gate_1', 'gated.gate_0', '5', 'ba',
-     'makespan', None),
-    ('early-resolve', 'early resolve', 'early_resolve.unflagged',
-     'early_resolve.flagged', '6', 'ab', 'gap',
-     'the guide\'s observable is the gap on the critical path (producer end to '
-     'consumer start), measured here as in the bench row; the chain\'s makespan '
-     'moves by that gap times 31 edges, under 2% of it'),
-    ('syncall', 'syncall (HARD)', 'barrier.two_tasks', 'barrier.HARD_syncall', '7a',
-     'ab', 'makespan',
-     'on one vCPU every block that arrives early parks (its state kept, its thread '
-     'moves on) and is resumed later: about 12 us a block more in the first half '
-     'than the two-task form, 48 times, which is what the saved scheduler round trip '
-     '(about 230 us) and the second dispatch save; the bench row, with empty '
-     'kernels, shows the round trip it removes; the picture shows one task, no round '
-     'trip, every block released after the last arrival'),
-    # The guide's own Python blocks (examples/python/runtime_overhead.py),
-    # each call one replay launch of its recorded graph.
-    ('spmd-python', 'SPMD (Python)', 'py_spmd_add.per_block_tasks',
-     'py_spmd_add.spmd_blocks', '3.4', 'ab', 'makespan',
-     'a @pl.jit call is one replay launch in both forms, so the per-block form '
-     'no longer pays an entry\'s intake per task, which is most of what the C '
-     'form\'s gain is; the N - 1 scheduler dispatches that remain are within the '
-     'noise of 4 blocks\' work on one vCPU (confirm: one task of 4 blocks on 4 '
-     'lanes, dispatches 4 -> 1)'),
-    ('predicate-python', 'predicate (Python)', 'py_gated.gate_1', 'py_gated.gate_0',
-     '5', 'ba', 'makespan', None),
-    ('early-resolve-python', 'early resolve (Python)', 'py_early_resolve.unflagged',
-     'py_early_resolve.flagged', '6', 'ab', 'gap',
-     'one edge: the guide\'s two-task chain; the gap is the observable'),
-    # Row 16a's ratio is replayed / plain: fast / slow.
-    ('graph-replay', 'graph replay', 'decoder_layer.slow', 'decoder_layer.replay',
-     '16a', 'ba', 'makespan',
-     'a launch saves the host and intake work of each task (its entry pushed, '
-     'parsed and validated, its dependencies resolved), which decoder_layer\'s '
-     'wall time per token shows (its "slow / replay" line); the makespan, first '
-     'dispatch to last finish on the device, holds only what of that work delays '
-     'a dispatch, beside the cores\' time of the 32 tasks, which replay does not '
-     'change'),
-]
-
-# What each technique's gain compares: the run's makespan (latest bar end
-# minus earliest dispatch), or the median producer end -> consumer start
-# gap over its edges (the guide's "How to confirm" for early resolve, and
-# what the bench row measures).
-MEASURES = {'makespan': 'makespan', 'gap': 'median producer end -> consumer start'}
-
-
-# The technique's name in confirm.py's rows.
-CONFIRM_NAME = {'mixed-kernel': 'mixed kernel', 'spmd': 'SPMD', 'predicate': 'predicate',
-                'predicate-gated': 'predicate', 'early-resolve': 'early resolve',
-                'syncall': 'syncall', 'graph-replay': 'graph replay',
-                'spmd-python': 'SPMD (Python)', 'predicate-python': 'predicate (Python)',
-                'early-resolve-python': 'early resolve (Python)'}
-
+# A judged row's gain clears its noise only with a one-sided rank test
+# over the repetitions below this.
+P_MAX = 0.01
 
 def quartiles(vals):
     v = sorted(vals)
@@ -173,20 +123,11 @@ def bench_gain(row, direction):
             'n': r.get('n'), 'row': row['row'], 'label': 'inverse of ' + str(r.get('label'))}
 
 
-def main():
-    if len(sys.argv) < 3:
-        print(__doc__, file=sys.stderr)
-        return 2
-    out, raws = sys.argv[1], sys.argv[2:]
-    runs = os.path.join(out, 'runs')
-    shutil.rmtree(runs, ignore_errors=True)
-    os.makedirs(runs)
-    reps = set()
-    for raw in raws:
-        reps |= split_reps(raw, runs)
-    # Per form: the makespan of each repetition.
-    forms = {}
-    gaps = {}
+def collect(runs, reps):
+    """Per form, one figure per repetition, with its repetition: {'makespan':
+    {name: [(us, rep)]}, 'gap': {name: [(us, rep)]}, 'timed': {graph:
+    {field: [(us, rep)]}}}."""
+    figs = {'makespan': {}, 'gap': {}, 'timed': {}}
     for rep in sorted(reps):
         for tr in glob.glob(os.path.join(runs, rep, '*.trace.json')):
             name = os.path.basename(tr)[:-len('.trace.json')]
@@ -194,13 +135,48 @@ def main():
                 run = confirm.Run(tr[:-len('.trace.json')])
             except (OSError, ValueError, KeyError):
                 continue
-            forms.setdefault(name, []).append((run.makespan_us(), rep))
+            figs['makespan'].setdefault(name, []).append((run.makespan_us(), rep))
             cg = run.chain_gaps()
             if cg:
-                gaps.setdefault(name, []).append(statistics.median(cg))
-    # Every form's files from its median repetition; examples.txt: the
-    # worst exit status of each example over the repetitions.
-    for name, ms in forms.items():
+                figs['gap'].setdefault(name, []).append((statistics.median(cg), rep))
+        for tf in glob.glob(os.path.join(runs, rep, '*.timing.json')):
+            try:
+                with open(tf) as f:
+                    forms = json.load(f)['forms']
+            except (OSError, ValueError, KeyError):
+                continue
+            for graph, t in forms.items():
+                for field, vals in timed_fields(t).items():
+                    figs['timed'].setdefault(graph, {}).setdefault(field, []).append(
+                        (statistics.median(vals), rep))
+    return figs
+
+
+def timed_fields(t):
+    """One example run's timed figures of a form: each field's values."""
+    wall, span = t.get('wall_us') or [], t.get('makespan_us') or []
+    out = {}
+    if wall:
+        out['wall'] = wall
+    if span and any(span):
+        out['makespan'] = span
+        if len(span) == len(wall):
+            out['host'] = [w - m for w, m in zip(wall, span)]
+    return out
+
+
+def values(figs, measure, name):
+    """The per-repetition figures of form @name for @measure, [(us, rep)],
+    or None."""
+    if isinstance(measure, tuple):
+        return figs['timed'].get(name, {}).get(measure[1])
+    return figs['gap' if measure == 'gap' else 'makespan'].get(name)
+
+
+def keep_median_runs(out, runs, reps, figs):
+    """Every form's files from its median repetition into @out, and
+    examples.txt: each example's worst exit status over the repetitions."""
+    for name, ms in figs['makespan'].items():
         med = statistics.median(m for m, _ in ms)
         rep = min(ms, key=lambda x: (abs(x[0] - med), x[1]))[1]
         for ext in ('.trace.json', '.deps.json'):
@@ -226,57 +202,171 @@ def main():
         for ex in sorted(worst):
             f.write('%s %d\n' % (ex, worst[ex]))
 
+
+def host_load(raws):
+    """Each boot's load figures (RAW.load.json, tools/demo/hostload.py)."""
+    boots = []
+    for raw in raws:
+        try:
+            with open(raw + '.load.json') as f:
+                ld = json.load(f)
+        except (OSError, ValueError):
+            continue
+        ld['boot'] = os.path.basename(raw)
+        boots.append(ld)
+    return {'boots': boots, 'loaded': any(b.get('loaded') for b in boots)}
+
+
+def signed_rank_p(diffs):
+    """One-sided exact Wilcoxon signed-rank test that @diffs tend to be
+    above 0: the chance of a positive rank sum at least this large when
+    each sign is a coin toss (zeros dropped, tied magnitudes share their
+    mean rank); 1.0 without samples. Nine repetitions all positive give
+    1/512."""
+    d = sorted((x for x in diffs if x != 0), key=abs)
+    if not d:
+        return 1.0
+    ranks, i = [], 0
+    while i < len(d):
+        j = i
+        while j + 1 < len(d) and abs(d[j + 1]) == abs(d[i]):
+            j += 1
+        ranks += [(i + j + 2) / 2.0] * (j - i + 1)
+        i = j + 1
+    # Ranks doubled: whole numbers even where ties make halves.
+    w_plus = sum(round(2 * r) for r, x in zip(ranks, d) if x > 0)
+    counts = {0: 1}
+    for r in ranks:
+        nxt = dict(counts)
+        for tot, c in counts.items():
+            nxt[tot + round(2 * r)] = nxt.get(tot + round(2 * r), 0) + c
+        counts = nxt
+    return sum(c for tot, c in counts.items() if tot >= w_plus) / 2.0 ** len(d)
+
+
+def compare(slow, fast):
+    """Two forms' per-repetition figures, [(us, rep)]: their stats and the
+    gain. Both forms of a repetition come from one run of its example (the
+    same boot, the host's load of the moment): the gain is the median over
+    the repetitions of slow / fast, its band their quartiles, its p an
+    exact signed-rank test on their logarithms that slow / fast > 1. The
+    ratio of the forms' medians and an unpaired rank test over the
+    repetitions (Mann-Whitney) are kept beside them."""
+    sv, fv = [v for v, _ in slow], [v for v, _ in fast]
+    s, f = stats(sv), stats(fv)
+    ent = {'slow': s, 'fast': f,
+           'gain_of_medians': round(s['median_us'] / f['median_us'], 3)
+           if f['median_us'] else None,
+           'gain_p_unpaired': float('%.3g' % confirm.rank_p_greater(sv, fv))}
+    by_rep = {r: v for v, r in fast}
+    ratios = [v / by_rep[r] for v, r in slow if by_rep.get(r, 0) > 0 and v > 0]
+    ent['ratios'] = [round(x, 3) for x in ratios]
+    if ratios:
+        q1, q3 = quartiles(ratios)
+        ent['gain'] = round(statistics.median(ratios), 3)
+        ent['gain_range'] = [round(q1, 3), round(q3, 3)]
+        ent['gain_p'] = float('%.3g' % signed_rank_p([math.log(x) for x in ratios]))
+    else:
+        ent['gain'], ent['gain_range'], ent['gain_p'] = None, [None, None], 1.0
+    noise = max(s['q3_us'] - s['q1_us'], f['q3_us'] - f['q1_us'])
+    effect = s['median_us'] - f['median_us']
+    ent['noise'] = {'effect_us': round(effect, 1), 'iqr_us': round(noise, 1),
+                    'effect_over_iqr': round(effect / noise, 2) if noise > 0 else None,
+                    'gain_band_width': round(ent['gain_range'][1] - ent['gain_range'][0], 3)
+                    if ratios else None}
+    return ent
+
+
+def clears_noise(ent):
+    """The gain is real here: above 1, proven by the signed-rank test, and
+    its band above 1 (three repetitions in four or more show it)."""
+    lo = ent['gain_range'][0]
+    return (ent['gain'] is not None and ent['gain'] > 1.0 and ent['gain_p'] < P_MAX and
+            lo is not None and lo > 1.0)
+
+
+def judge(ent, spec, loaded):
+    """PASS, FAIL, EXCEPTION (a documented limit of this emulator), GUIDE
+    (the guide's size, measured by another row) or LOADED (a timing row
+    that did not clear its noise on a host under load: not judged)."""
+    if spec['guide']:
+        return 'GUIDE', ('the guide\'s size, reported; row "%s" measures the technique '
+                         'where its effect shows' % techniques.by_key(spec['guide'])['title'])
+    if clears_noise(ent):
+        return 'PASS', None
+    if spec['exception']:
+        return 'EXCEPTION', spec['exception']
+    if loaded:
+        return 'LOADED', 'the host was under load: reported, not judged'
+    return 'FAIL', ('the gain does not clear its noise (want > 1, p < %g, its band above '
+                    '1)' % P_MAX)
+
+
+def confirm_state(spec, verdicts):
+    if not spec['confirm']:
+        return {'ok': None, 'text': 'no confirm check'}
+    vs = verdicts.get(spec['confirm'], [])
+    return {'ok': bool(vs) and all(v['confirm_ok'] and v['result'] == 'PASS' for v in vs),
+            'text': vs[0]['confirm'] if vs else 'no confirm rows'}
+
+
+def summarize_row(spec, figs, verdicts, rows, loaded):
+    ent = {'technique': spec['key'], 'title': spec['title'], 'slow_form': spec['slow'],
+           'fast_form': spec['fast'], 'measure': techniques.measure_name(spec['measure'])}
+    slow, fast = values(figs, spec['measure'], spec['slow']), \
+        values(figs, spec['measure'], spec['fast'])
+    if not slow or not fast:
+        ent['problem'] = 'no %s of %s' % (ent['measure'].split(' (')[0],
+                                           spec['slow'] if not slow else spec['fast'])
+        ent['verdict'] = 'FAIL'
+        return ent
+    ent.update(compare(slow, fast))
+    ent['verdict'], ent['verdict_text'] = judge(ent, spec, loaded)
+    # Kept for readers of older summaries: the exception shown.
+    ent['exception'] = spec['exception'] if ent['verdict'] == 'EXCEPTION' else None
+    ent['beside'] = []
+    for m in spec['beside']:
+        s, f = values(figs, m, spec['slow']), values(figs, m, spec['fast'])
+        if s and f:
+            b = compare(s, f)
+            b['measure'] = techniques.measure_name(m)
+            ent['beside'].append(b)
+    ent['bench'] = bench_gain(rows.get(spec['bench_row']), spec['direction'])
+    ent['bench_row'] = spec['bench_row']
+    ent['confirm'] = confirm_state(spec, verdicts)
+    return ent
+
+
+def main():
+    if len(sys.argv) < 3:
+        print(__doc__, file=sys.stderr)
+        return 2
+    out, raws = sys.argv[1], sys.argv[2:]
+    runs = os.path.join(out, 'runs')
+    shutil.rmtree(runs, ignore_errors=True)
+    os.makedirs(runs)
+    reps = set()
+    for raw in raws:
+        reps |= split_reps(raw, runs)
+    figs = collect(runs, reps)
+    keep_median_runs(out, runs, reps, figs)
+    load = host_load(raws)
     verdicts = {}
-    for r in confirm.run_checks(out, True):
+    for r in confirm.run_checks(out, not load['loaded']):
         verdicts.setdefault(r['technique'], []).append(r)
     rows = bench_rows(raws)
-    summary = {'repetitions': len(reps), 'techniques': []}
-    missing = False
-    for key, title, slow, fast, row, direction, measure, exc in TECHNIQUES:
-        ent = {'technique': key, 'title': title, 'slow_form': slow, 'fast_form': fast,
-               'measure': MEASURES[measure]}
-        src = gaps if measure == 'gap' else {k: [m for m, _ in v] for k, v in forms.items()}
-        if slow not in forms or fast not in forms:
-            ent['problem'] = 'no run of %s' % (slow if slow not in forms else fast)
-            missing = True
-            summary['techniques'].append(ent)
-            continue
-        if slow not in src or fast not in src:
-            ent['problem'] = 'no %s in the runs of %s' % (ent['measure'], slow)
-            missing = True
-            summary['techniques'].append(ent)
-            continue
-        s = stats(src[slow])
-        f = stats(src[fast])
-        ent['slow'], ent['fast'] = s, f
-        ent['gain'] = round(s['median_us'] / f['median_us'], 3) if f['median_us'] else None
-        # The gain's spread: worst and best quartile pairings.
-        ent['gain_range'] = [round(s['q1_us'] / f['q3_us'], 3) if f['q3_us'] else None,
-                             round(s['q3_us'] / f['q1_us'], 3) if f['q1_us'] else None]
-        # How sure the gain is: a one-sided rank test over the
-        # repetitions that the slow form's figures exceed the fast one's.
-        ent['gain_p'] = float('%.3g' % confirm.rank_p_greater(src[slow], src[fast]))
-        ent['bench'] = bench_gain(rows.get(row), direction)
-        ent['bench_row'] = row
-        if CONFIRM_NAME.get(key) is None:
-            # confirm.py has no check of this technique: ok is None.
-            ent['confirm'] = {'ok': None, 'text': 'no confirm check'}
-        else:
-            vs = verdicts.get(CONFIRM_NAME[key], [])
-            ent['confirm'] = {'ok': bool(vs) and all(v['confirm_ok'] and
-                                                     v['result'] == 'PASS' for v in vs),
-                              'text': vs[0]['confirm'] if vs else 'no confirm rows'}
-        ent['note'] = exc
-        ent['exception'] = exc if ent['gain'] is None or ent['gain'] <= 1.0 else None
-        if ent['gain'] is not None and ent['gain'] <= 1.0 and not exc:
-            ent['exception'] = ('no gain measured here: see the before/after picture '
-                                'and the bench row')
-        summary['techniques'].append(ent)
+    summary = {'repetitions': len(reps), 'p_max': P_MAX, 'host_load': load,
+               'under_load': load['loaded'], 'techniques': []}
+    for spec in techniques.ROWS:
+        summary['techniques'].append(summarize_row(spec, figs, verdicts, rows,
+                                                   load['loaded']))
+    failed = [t['title'] for t in summary['techniques'] if t['verdict'] == 'FAIL']
+    summary['failed'] = failed
     with open(os.path.join(out, 'summary.json'), 'w') as fh:
         json.dump(summary, fh, indent=1)
         fh.write('\n')
     print_table(summary)
-    return 1 if missing else 0
+    return 1 if failed else 0
 
 
 def fmt_form(st):
@@ -285,29 +375,55 @@ def fmt_form(st):
     return '%.0f [%.0f..%.0f]' % (st['median_us'], st['q1_us'], st['q3_us'])
 
 
+def fmt_gain(t):
+    lo, hi = t['gain_range']
+    return '%.2f [%s..%s]' % (t['gain'], '%.2f' % lo if lo else '-', '%.2f' % hi if hi else '-')
+
+
 def print_table(summary):
     print()
-    print('Each technique: makespan in us (early resolve: the median producer end -> '
-          'consumer start gap), median [quartiles] of %d repetitions; gain = slow / fast; '
-          'p: one-sided rank test over the repetitions that the slow form is slower; '
-          'bench: make bench\'s ratio for it, same direction, same boot' %
-          summary['repetitions'])
-    hdr = '%-18s %-24s %-24s %-7s %-8s %-18s %-8s %s' % (
-        'technique', 'slow form', 'fast form', 'gain', 'p', 'bench', 'confirm', 'note')
+    print('Each technique: the row\'s measure in us, median [quartiles] of %d repetitions '
+          '(the measures below the table); gain: median over the repetitions of slow / '
+          'fast, both forms from the same run [its quartiles]; p: one-sided exact '
+          'signed-rank test over the repetitions that slow / fast > 1; a row passes when '
+          'gain > 1, p < %g and the band is above 1; bench: make bench\'s ratio for it, '
+          'same direction, same boot' % (summary['repetitions'], summary['p_max']))
+    fmt = '%-22s %-20s %-20s %-18s %-8s %-9s %-18s %-7s %s'
+    hdr = fmt % ('technique', 'slow form', 'fast form', 'gain [band]', 'p', 'verdict',
+                 'bench', 'confirm', 'note')
     print(hdr)
     print('-' * len(hdr))
     for t in summary['techniques']:
         if 'problem' in t:
-            print('%-18s %s' % (t['title'], t['problem']))
+            print('%-22s %s: FAIL' % (t['title'], t['problem']))
             continue
         b = t.get('bench')
         bs = '%.2f [%.2f..%.2f]' % (b['gain'], b['q1'], b['q3']) if b else '-'
-        print('%-18s %-24s %-24s %-7s %-8s %-18s %-8s %s' % (
-            t['title'], fmt_form(t['slow']), fmt_form(t['fast']),
-            '%.2f' % t['gain'] if t['gain'] else '-', '%.2g' % t['gain_p'], bs,
-            '-' if t['confirm']['ok'] is None else
-            'ok' if t['confirm']['ok'] else 'FAILED',
-            ('EXCEPTION: ' + t['exception']) if t.get('exception') else ''))
+        note = t['verdict_text'] or ''
+        if t['beside']:
+            note = '; '.join(['beside: %s %s -> %s, gain %.2f' % (
+                x['measure'].split(' (')[0], fmt_form(x['slow']), fmt_form(x['fast']),
+                x['gain'] or 0) for x in t['beside']] + ([note] if note else []))
+        print(fmt % (t['title'], fmt_form(t['slow']), fmt_form(t['fast']), fmt_gain(t),
+                     '%.2g' % t['gain_p'], t['verdict'], bs,
+                     '-' if t['confirm']['ok'] is None else
+                     'ok' if t['confirm']['ok'] else 'FAILED', note))
+    print()
+    for t in summary['techniques']:
+        print('  %-22s %s' % (t['title'], t['measure']))
+    load = summary['host_load']
+    for b in load['boots']:
+        print('host: beside boot %s other processes kept %.2f of %d CPUs busy%s' %
+              (b['boot'], b['others_cpus'], b['host_cpus'],
+               ' (under load)' if b.get('loaded') else ''))
+    if load['loaded']:
+        print('UNDER LOAD: the host was busy beside the VM (%s CPUs or more of other '
+              'work): timing rows that do not clear their noise are reported, not judged '
+              '(LOADED), and confirm.py\'s timing checks are reported only' %
+              load['boots'][0].get('loaded_from_cpus'))
+    if summary['failed']:
+        print('FAIL: %s: no figures, or a gain that does not clear its noise' %
+              ', '.join(summary['failed']))
 
 
 if __name__ == '__main__':

@@ -187,18 +187,18 @@ def mixed_up_down(aiv=lambda s, e: (s + 5, e + 30), lanes=('AIV_0', 'AIV_1'),
     return g
 
 
-def spmd_per_block():
+def spmd_per_block(n=4):
     g = Graph()
-    for k in range(4):
+    for k in range(n):
         t = g.task('add_block_%d' % k)
         g.unit(t, 0, 'AIV_%d' % k, 100 * k, 100 * k + 20, 100 * k + 300)
     return g
 
 
-def spmd_blocks(place=lambda k: ('AIV_%d' % k, 0, 20 + 10 * k, 300 + 10 * k)):
+def spmd_blocks(place=lambda k: ('AIV_%d' % k, 0, 20 + 10 * k, 300 + 10 * k), n=4):
     g = Graph()
-    t = g.task('add_spmd', blocks=4)
-    for k in range(4):
+    t = g.task('add_spmd', blocks=n)
+    for k in range(n):
         lane, disp, start, end = place(k)
         g.unit(t, k, lane, disp, start, end)
     return g
@@ -219,19 +219,22 @@ def gated(gate, dispatch_skipped=False, markers=True):
     return g
 
 
-def moe(predicated, dispatch_skipped=False):
+def moe(predicated, dispatch_skipped=False, experts=8, routed=(0, 2, 3, 7)):
     g = Graph()
     router = g.task('router')
     g.unit(router, 0, 'AIV_0', 0, 10, 100)
     lane = 0
-    for x in range(8):
-        skip = predicated and x in (1, 4, 5, 6)
+    for x in range(experts):
+        skip = predicated and x not in routed
         e = g.task('expert_%d' % x, blocks=4, deps=[router], predicate=predicated,
                    status='SKIPPED' if skip else 'OK')
         if skip and not dispatch_skipped:
             continue
         for k in range(4):
-            g.unit(e, k, 'AIV_%d' % (lane % AIV), 110, 120 + lane, 200 + lane)
+            # A lane's next unit after its previous one ended.
+            t = 110 + 200 * (lane // AIV)
+            g.unit(e, k, 'AIV_%d' % (lane % AIV), t, t + 10 + lane % AIV,
+                   t + 90 + lane % AIV)
             lane += 1
     return g
 
@@ -391,6 +394,8 @@ def decoder_stale():
     return g
 
 
+MOE_WIDE = tuple(range(3, 64, 8))
+
 GOOD = {
     'matmul_bias.two_tasks': mixed_two_tasks,
     'matmul_bias._c__mixed_up_down': mixed_up_down,
@@ -398,6 +403,11 @@ GOOD = {
     'spmd_add.spmd_blocks': spmd_blocks,
     'moe.self-checking_experts': lambda: moe(False),
     'moe.predicated_experts': lambda: moe(True),
+    # The sizes where the effect shows: 48 blocks, 64 experts (8 routed).
+    'spmd_add.per_block_tasks-48': lambda: spmd_per_block(48),
+    'spmd_add.spmd_blocks-48': lambda: spmd_blocks(n=48),
+    'moe.self-checking_experts-64': lambda: moe(False, experts=64, routed=MOE_WIDE),
+    'moe.predicated_experts-64': lambda: moe(True, experts=64, routed=MOE_WIDE),
     'gated.gate_0': lambda: gated(0),
     'gated.gate_1': lambda: gated(1),
     'early_resolve.unflagged': lambda: early_chain(False),
@@ -419,6 +429,7 @@ EXAMPLES = ['barrier', 'decoder_layer', 'early_resolve', 'gated', 'matmul_bias',
             'spmd_add', 'py_runtime_overhead']
 
 TECH = {'matmul_bias': 'mixed kernel', 'spmd_add': 'SPMD', 'moe': 'predicate',
+        'spmd_add-48': 'SPMD (48 blocks)', 'moe-64': 'predicate (64 experts)',
         'gated': 'predicate', 'early_resolve': 'early resolve', 'barrier': 'syncall',
         'decoder_layer': 'graph replay', 'py_spmd_add': 'SPMD (Python)',
         'py_gated': 'predicate (Python)', 'py_early_resolve': 'early resolve (Python)'}
@@ -463,6 +474,15 @@ MUTATIONS = [
     ('predicate: skipped experts dispatched (MoE)', 'moe.predicated_experts',
      lambda: moe(True, dispatch_skipped=True), 'fail'),
     ('predicate: gate 1 skips too', 'gated.gate_1', lambda: gated(0), 'fail'),
+    ('predicate, 64 experts: skipped experts dispatched', 'moe.predicated_experts-64',
+     lambda: moe(True, dispatch_skipped=True, experts=64, routed=MOE_WIDE), 'fail'),
+    ('predicate, 64 experts: nothing skipped', 'moe.predicated_experts-64',
+     lambda: moe(False, experts=64, routed=MOE_WIDE), 'fail'),
+    ('SPMD, 48 blocks: the SPMD form is 48 tasks', 'spmd_add.spmd_blocks-48',
+     lambda: spmd_per_block(48), 'fail'),
+    ('SPMD, 48 blocks: placed one at a time', 'spmd_add.spmd_blocks-48',
+     lambda: spmd_blocks(lambda k: ('AIV_%d' % k, 300 * k, 20 + 300 * k, 300 + 300 * k),
+                         n=48), 'fail'),
     ('predicate: a skipped task without its skip marker', 'gated.gate_0',
      lambda: gated(0, markers=False), 'fail'),
     ('early resolve: staging disabled', 'early_resolve.flagged',
@@ -628,7 +648,8 @@ def main():
             d = dirs[name] = os.path.join(top, 'm%d' % k)
             subprocess.run(['cp', '-r', good, d], check=True)
             make().write(d, fname)
-            tech = TECH[fname.split('.')[0]]
+            tech = TECH[fname.split('.')[0] + ('-' + fname.rsplit('-', 1)[1]
+                                               if fname[-3:] in ('-48', '-64') else '')]
             rows = by_tech(confirm.run_checks(d, True))
             mine = rows.get(tech, [])
             others = [r for t, rs in rows.items() if t != tech for r in rs
@@ -715,6 +736,11 @@ def main():
                   all('9 repetitions' in r['confirm'] for r in rows), rows[0]['confirm'])
 
         sched_checks(top, check)
+
+        # summary.py's verdicts and the host's load (test_summary.py).
+        import test_summary
+        test_summary.summary_checks(os.path.join(top, 'summary'),
+                                    lambda n, ok, why='': check('summary: ' + n, ok, why))
 
     failed = [t for t in tests if not t[0] and not t[3]]
     print('1..%d' % len(tests))

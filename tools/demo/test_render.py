@@ -89,12 +89,33 @@ def make_traces(d):
     ]
     write(d, 'synth.slow', slow, ['tile_0', 'tile_1', 'consumer', 'extra'])
     write(d, 'synth.fast', fast, ['tiles', 'consumer', 'mm'])
-    # What --demo looks for (spmd: elementwise_add), plus a broken one.
+    # What --demo looks for (spmd-guide: elementwise_add), plus a broken one.
     write(d, 'elementwise_add.per-tile_tasks', slow, ['a'])
     write(d, 'elementwise_add.SPMD_task', fast, ['b'])
+    write(d, 'spmd_add.per_block_tasks-48', slow, ['a'])
+    write(d, 'spmd_add.spmd_blocks-48', fast, ['b'])
+    write(d, 'decoder_layer.slow', slow, ['a'])
+    write(d, 'decoder_layer.replay', fast, ['b'])
     with open(os.path.join(d, 'gated.gate_1.trace.json'), 'w') as f:
         f.write('{"traceEvents": [{"ph": "X"}]}')
     write(d, 'gated.gate_0', fast, ['c'])
+
+
+def pictures_match(render):
+    """Every technique row of make demo (its Python rows aside) has a
+    picture of the same name whose top panel is its slow form and whose
+    later panels hold its fast form."""
+    import techniques
+    pics = {k: forms for k, forms, _ in render.TECHNIQUES}
+    bad = []
+    for row in techniques.ROWS:
+        if row['key'].endswith('-python'):
+            continue
+        forms = pics.get(row['key'])
+        if not forms or row['slow'] not in forms[0] or \
+                not any(row['fast'] in alts for alts in forms[1:]):
+            bad.append('%s: %r' % (row['key'], forms))
+    return not bad, '\n'.join(bad)
 
 
 def png_size(path):
@@ -125,7 +146,9 @@ def main():
 
     names = ['one trace', 'pair', 'three traces, all lanes', 'deterministic',
              '--demo', '--demo survives a bad trace', 'bad arguments refused',
-             'scheduler slices: their lanes are rows, in the trace\'s order']
+             'scheduler slices: their lanes are rows, in the trace\'s order',
+             'the pictures match make demo\'s rows (tools/demo/techniques.py)',
+             '--demo: the replay picture says what it shows, in a line under it']
     if not (has_mpl(sys.executable) or has_mpl(SYSTEM)):
         print('1..%d' % len(names))
         for i, n in enumerate(names, 1):
@@ -155,9 +178,9 @@ def main():
         check(names[3], same, 'two renderings of the same traces differ')
         outd = os.path.join(d, 'pics')
         r = run('--demo', d, '--out-dir', outd)
-        spmd = os.path.join(outd, 'spmd.png')
-        check(names[4], r.returncode == 0 and os.path.exists(spmd) and
-              png_size(spmd) is not None, r.stdout + r.stderr)
+        check(names[4], r.returncode == 0 and all(
+            png_size(os.path.join(outd, t + '.png')) is not None
+            for t in ('spmd', 'spmd-guide', 'graph-replay')), r.stdout + r.stderr)
         check(names[5], r.returncode == 0 and 'predicate-gated: no picture' in r.stdout
               and 'syncall: traces missing' in r.stdout, r.stdout + r.stderr)
         r = run('--pair', slow)
@@ -171,6 +194,13 @@ def main():
               rows[:3] == ['scheduler', 'AIC_0', 'AIV_0'] and
               'doorbell' in rows and 'scheduler: resolve' in rows and
               t.t_max >= 41.0, '%r, %d slices' % (rows, len(t.sched_sl)))
+        check(names[8], *pictures_match(render))
+        # The caption's line makes the picture taller than the same pair.
+        rep = png_size(os.path.join(outd, 'graph-replay.png'))
+        cap = [c for k, _, c in render.TECHNIQUES if k == 'graph-replay']
+        check(names[9], rep and size2 and rep[1] > size2[1] and cap and
+              'doorbell' in cap[0] and 'scheduler ticks' in cap[0], '%s %s %s' %
+              (rep, size2, cap))
     print('1..%d' % len(tests))
     for i, (name, ok, why) in enumerate(tests, 1):
         print('%s %d %s' % ('ok' if ok else 'not ok', i, name))
