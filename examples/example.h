@@ -237,9 +237,9 @@ struct ex_timed {
 
 /*
  * How many timed runs of each form: @runs (make demo), or
- * PTO_EXAMPLE_RUNS (1..EX_TIMED_MAX / 2); make check's examples suite,
- * which asks for short runs with PTO_EXAMPLE_TOKENS (the debug kernel runs
- * every example on one slow vCPU), gets 2.
+ * PTO_EXAMPLE_RUNS (1..EX_TIMED_MAX / 2; make check's examples suite sets
+ * 2: the debug kernel runs every example on one slow vCPU); short runs
+ * asked for by PTO_EXAMPLE_TOKENS alone get 2 too.
  */
 static inline int ex_timed_runs(int runs)
 {

@@ -15,7 +15,9 @@
  *    do not fit beside those in flight waits in its SQ (7.6 x the cap was
  *    taken);
  *  - kernels whose handles are gone count against the kernel cap while a
- *    graph holds them (3072 were alive against 1024).
+ *    graph holds them (3072 were alive against 1024);
+ *  - the recorded nodes the caps admit take the kernel memory
+ *    Documentation/limits.rst says (132 MiB were taken for 4096 nodes).
  *
  * The random shapes are graph_shape_fuzz.c's.
  *
@@ -332,6 +334,81 @@ TEST_F_TIMEOUT(gh, kernels_held_by_graphs_count_against_the_cap, 120)
 	ASSERT_EQ(0, pto_tg_destroy(self->fd, graph));
 	EXPECT_NE(0U, k = end_kernel(self->fd));
 	EXPECT_EQ(0U, end_kernel(self->fd));
+}
+
+/* MemFree of /proc/meminfo, KiB (0 if unreadable). */
+static long mem_free_kib(void)
+{
+	char line[128];
+	long kib = 0;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemFree: %ld kB", &kib) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return kib;
+}
+
+/*
+ * The recorded nodes the caps admit, held by one context: graphs of
+ * max_graph_nodes add nodes (2 tensors, 2 scalars), FANIN edges into each,
+ * up to max_graph_nodes_per_context. The kernel memory they take (MemFree)
+ * stays within Documentation/limits.rst's figure for that shape: 112
+ * bytes a node, 56 a tensor, 8 a scalar, 8 an edge, and 1 KiB a graph.
+ */
+#define FANIN 16
+TEST_F_TIMEOUT(gh, recorded_nodes_at_the_caps_hold_the_documented_memory, 240)
+{
+	uint32_t n = self->lim.max_graph_nodes, i, k, j, ng, e = 0;
+	uint32_t graphs = self->lim.max_graph_nodes_per_context / n;
+	struct drm_pto_npu_tensor_arg t[2] = { pto_tg_targ(self->hin, 0, IN),
+					       pto_tg_targ(self->hout, 0, OUT) };
+	struct drm_pto_npu_graph_edge *edges;
+	uint32_t *handles = calloc(graphs, sizeof(*handles));
+	struct pto_test_sqe en;
+	long before, used, bound;
+	uint8_t *buf;
+
+	pto_tg_add_entry(&en, self->kadd, 1, t, 2, 3, 0, NULL, 0, NULL);
+	pto_gb_node(self->g, &en);
+	edges = calloc((size_t)n * FANIN, sizeof(*edges));
+	ASSERT_NE(NULL, edges);
+	ASSERT_NE(NULL, handles);
+	for (i = 1; i < n; i++)
+		for (k = 1; k <= FANIN && k <= i; k++)
+			edges[e++] = (struct drm_pto_npu_graph_edge){
+				.producer = i - k, .consumer = i };
+	ASSERT_GE(self->lim.max_graph_edges, e);
+	/* The fixture's graphs: none; its buffers and kernels are there already. */
+	before = mem_free_kib();
+	for (ng = 0; ng < graphs; ng++) {
+		pto_gb_repeat(self->g, 0, n, &self->c, &buf);
+		ASSERT_NE(NULL, buf);
+		self->c.edges = (uintptr_t)edges;
+		self->c.num_edges = e;
+		ASSERT_EQ(0, pto_test_ioctl(self->fd, DRM_IOCTL_PTO_NPU_GRAPH_CREATE,
+					    &self->c)) TH_LOG("graph %u", ng);
+		handles[ng] = self->c.handle;
+		free(buf);
+	}
+	/* One more node is past the context's cap. */
+	memset(&self->c, 0, sizeof(self->c));
+	pto_gb_args(self->g, &self->c);
+	EXPECT_EQ(-ENOSPC, pto_test_ioctl(self->fd, DRM_IOCTL_PTO_NPU_GRAPH_CREATE,
+					  &self->c));
+	used = before - mem_free_kib();
+	bound = ((long)graphs * n * (112 + 2 * 56 + 2 * 8) + (long)graphs * e * 8 +
+		 graphs * 1024L) / 1024;
+	TH_LOG("%u nodes, %u edges: %ld KiB (%ld bytes a node), documented %ld KiB",
+	       graphs * n, graphs * e, used, used * 1024 / ((long)graphs * n), bound);
+	/* Page-granular and shared with the rest of the VM: a quarter's slack. */
+	EXPECT_LE(used, bound + bound / 4);
+	for (j = 0; j < ng; j++)
+		EXPECT_EQ(0, pto_tg_destroy(self->fd, handles[j]));
+	free(handles);
+	free(edges);
 }
 
 TEST_HARNESS_MAIN

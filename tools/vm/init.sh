@@ -476,8 +476,9 @@ check)
 	# tools/demo/confirm.py (the "How to confirm" checks).
 	suite vm examples
 	echo "1..1"
-	# decoder_layer: 12 tokens a form here (100 in make demo).
-	export PTO_EXAMPLE_TOKENS=12
+	# decoder_layer: 12 tokens a form here (100 in make demo); 2 timed
+	# runs a form (examples/example.h: ex_timed_runs()).
+	export PTO_EXAMPLE_TOKENS=12 PTO_EXAMPLE_RUNS=2
 	host_root && export PTO_HOST_REPO="$host_repo" PTO_HOST_BUILD="$host_build"
 	if run_suite examples /pto/demo.sh >/tmp/demo.out 2>&1; then
 		echo "ok 1 every example checks its result"
@@ -485,7 +486,7 @@ check)
 		cat /tmp/demo.out
 		echo "not ok 1 every example checks its result"
 	fi
-	unset PTO_EXAMPLE_TOKENS
+	unset PTO_EXAMPLE_TOKENS PTO_EXAMPLE_RUNS
 	suite_end examples 0
 	python_suite
 	bench_suite
