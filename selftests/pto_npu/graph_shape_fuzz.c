@@ -5,8 +5,8 @@
  * fields of valid-shaped graphs.
  *
  *  - fan-in and fan-out of 0, 1, cap-1, cap, cap+1, 255, 256 and 65535
- *    (cap: the limits' max_deps; nodes up to max_graph_nodes, the rest of
- *    a fan made of repeated edges): a node with more incoming edges than
+ *    (cap: max_deps; up to 258 nodes, max_graph_nodes with make fuzz,
+ *    the rest of a fan repeated edges): a node with more incoming edges than
  *    the cap is refused (GRAPH, detail 2, error_node the edge that passes
  *    it), a repeated (producer, consumer) edge too (detail 3), an edge
  *    not forward (detail 0) or to a consumer outside the graph (detail 1);
@@ -25,9 +25,9 @@
  *    whose tasks infer many producers: those over the cap refused before
  *    GRAPH_CREATE, the others replayed and their data checked.
  *
- * PTO_GS_FUZZ_ITERS (default 24: seconds under the debug kernel) random
- * graphs and a quarter of that of recordings, PTO_GS_FUZZ_SEED (1). From
- * 200 iterations on (make fuzz) the graphs at the unit cap run too. The
+ * PTO_GS_FUZZ_ITERS (default 24) random graphs (up to 512 nodes) and a
+ * quarter of that of recordings, PTO_GS_FUZZ_SEED (1). From 200 on (make
+ * fuzz): every shape up to max_graph_nodes, the unit cap's graph run. The
  * last test prints the calls of all of them ("# graph_shape_fuzz: ...").
  *
  * Copyright (C) 2026 pto-npu authors
@@ -81,6 +81,8 @@ FIXTURE(gs)
 	int fd;
 	struct drm_pto_npu_limits lim;
 	uint32_t cap, ucap, maxn, maxe;
+	/* Nodes of the wide shapes: max_graph_nodes with make fuzz, else fewer. */
+	uint32_t span;
 	/* The graph being made (graph_shape_fuzz/gsf.h). */
 	struct gsf_graph g;
 	uint8_t *guard_end;
@@ -137,6 +139,7 @@ FIXTURE_SETUP(gs)
 	ASSERT_EQ(0, gsf_guard_map((size_t)(self->maxn + 1) * GSF_NODE_MAX,
 				   &self->guard_end));
 	gs_env(self);
+	self->span = self->iters >= LONG_ITERS ? self->maxn : 258;
 }
 
 FIXTURE_TEARDOWN(gs)
@@ -277,15 +280,14 @@ static unsigned int fan_widths(const FIXTURE_DATA(gs) *self, uint32_t *w)
 }
 
 /*
- * Fan-in @k into one node: producers 0..P-1 (P = k, at most the nodes a
- * graph may have less one), the consumer P, edge i from producer i % P
+ * Fan-in @k into one node: producers 0..P-1 (P = k, at most span - 1), the consumer P, edge i from producer i % P
  * (repeats past P); shuffled when all distinct. Up to the cap: taken and
  * launched; past it: refused at the edge that passes it (index cap).
  */
 static void fan_in(struct __test_metadata *_metadata, FIXTURE_DATA(gs) *self,
 		   uint32_t k)
 {
-	uint32_t p = k < self->maxn - 1 ? k : self->maxn - 1, i;
+	uint32_t p = k < self->span - 1 ? k : self->span - 1, i;
 
 	gsf_reset(&self->g);
 	for (i = 0; i <= p; i++)
@@ -302,14 +304,13 @@ static void fan_in(struct __test_metadata *_metadata, FIXTURE_DATA(gs) *self,
 }
 
 /*
- * Fan-out @k from node 0 to consumers 1..C (C = k, at most the nodes a
- * graph may have less one), edge i to consumer 1 + i % C: taken and
+ * Fan-out @k from node 0 to consumers 1..C (C = k, at most span - 1), edge i to consumer 1 + i % C: taken and
  * launched; with repeats (k past the nodes), refused at the first repeat.
  */
 static void fan_out(struct __test_metadata *_metadata, FIXTURE_DATA(gs) *self,
 		    uint32_t k)
 {
-	uint32_t c = k < self->maxn - 1 ? k : self->maxn - 1, i;
+	uint32_t c = k < self->span - 1 ? k : self->span - 1, i;
 
 	gsf_reset(&self->g);
 	for (i = 0; i <= c; i++)
@@ -356,7 +357,7 @@ TEST_F_TIMEOUT(gs, fan_in_and_out, 600)
 			fan_in(_metadata, self, w[i]);
 		if (w[i])
 			fan_out(_metadata, self, w[i]);
-		diamond(_metadata, self, w[i] < 300 ? w[i] : self->maxn - 2);
+		diamond(_metadata, self, w[i] < 300 ? w[i] : self->span - 2);
 	}
 	/* Fan 0: one node, no edge. */
 	gsf_reset(&self->g);
@@ -438,9 +439,10 @@ TEST_F(gs, duplicate_and_reversed_edges)
 /* ------------------------------------------------------------ most nodes */
 
 /*
- * max_graph_nodes nodes: a chain; then max_graph_edges edges, node c fed
- * by its min(c, cap) predecessors while edges last, shuffled. Both taken
- * and launched; one node or edge more refused (the ioctl's own counts).
+ * max_graph_nodes nodes: a chain (make fuzz); max_graph_edges edges, node
+ * c fed by its min(c, cap) predecessors while edges last, shuffled. Both
+ * taken and launched; one node or edge more refused (the ioctl's own
+ * counts). A node costs the debug kernel milliseconds at GRAPH_CREATE.
  */
 TEST_F_TIMEOUT(gs, most_nodes_and_edges, 600)
 {
@@ -451,7 +453,8 @@ TEST_F_TIMEOUT(gs, most_nodes_and_edges, 600)
 		gsf_empty(&self->g, 1, false);
 	for (i = 1; i < self->maxn; i++)
 		gsf_edge(&self->g, i - 1, i);
-	gs_accepted(_metadata, self, 1);
+	if (self->span == self->maxn)
+		gs_accepted(_metadata, self, 1);
 
 	self->g.ne = 0;
 	for (c = 1; c < self->maxn && self->g.ne < self->maxe; c++)
@@ -497,7 +500,7 @@ static void slots_lie(struct __test_metadata *_metadata,
 	gs_refused(_metadata, self, DRM_PTO_NPU_REASON_SLOTS, k, ANY);
 }
 
-TEST_F(gs, counts_past_the_slots_at_the_end)
+TEST_F_TIMEOUT(gs, counts_past_the_slots_at_the_end, 600)
 {
 	int how;
 
@@ -505,7 +508,7 @@ TEST_F(gs, counts_past_the_slots_at_the_end)
 		TH_LOG("variant %d", how);
 		slots_lie(_metadata, self, 1, 0, how);
 		slots_lie(_metadata, self, 2, 1, how);
-		slots_lie(_metadata, self, self->maxn, self->maxn - 1, how);
+		slots_lie(_metadata, self, self->span, self->span - 1, how);
 		slots_lie(_metadata, self, 9, 4, how);
 	}
 	/* num_slots itself past the end: SLOTS, that node, detail its slots. */
@@ -569,7 +572,9 @@ TEST_F_TIMEOUT(gs, units_over_the_cap, 900)
 			parts, pto_reason_name(self->c.error_reason), self->c.error_node);
 		h = self->c.handle;
 		self->pred[0] = 0;
-		gs_launch(_metadata, self, h, 2, true, PTO_STATUS_SKIPPED);
+		/* One at a time: two do not fit together. */
+		gs_launch(_metadata, self, h, 1, true, PTO_STATUS_SKIPPED);
+		gs_launch(_metadata, self, h, 1, true, PTO_STATUS_SKIPPED);
 		if (parts == 1 && self->iters >= LONG_ITERS) {
 			self->pred[0] = 1;
 			gs_launch(_metadata, self, h, 1, true, PTO_STATUS_OK);
@@ -665,7 +670,8 @@ TEST_F_TIMEOUT(gs, launch_taken_when_its_units_fit, 600)
  */
 TEST_F_TIMEOUT(gs, random_shapes, 1800)
 {
-	const struct gsf_caps k = { self->maxn, self->maxe, self->cap,
+	const struct gsf_caps k = { self->span == self->maxn ? self->maxn : 512,
+				    self->maxe, self->cap,
 				    self->ucap, self->lim.max_block_num };
 	struct gsf_expect x;
 	unsigned long i;
@@ -781,8 +787,14 @@ TEST_F(gs, zz_figures)
 	printf("# graph_shape_fuzz: %lu calls in all\n",
 	       st->create + st->destroy + st->doorbells + st->records +
 		       st->replays);
-	EXPECT_EQ(st->create, st->accepted + refused);
-	EXPECT_EQ(st->accepted, st->destroy);
+	/* The run saw every refusal, took graphs and ran launches. */
+	for (i = 0; i < 5; i++)
+		EXPECT_LT(0UL, st->refused[i]) TH_LOG("no GRAPH detail %d", i);
+	EXPECT_LT(0UL, st->slots);
+	EXPECT_LT(0UL, st->accepted);
+	EXPECT_LE(st->accepted, st->launches);
+	EXPECT_LT(0UL, st->rec_refused);
+	EXPECT_LT(st->rec_refused, st->records);
 }
 
 TEST_HARNESS_MAIN
