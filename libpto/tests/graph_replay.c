@@ -524,6 +524,38 @@ static void exec_wait_keeps_other_launches(void)
 	free(f);
 }
 
+/*
+ * A profiling queue: each kept completion's profile record moves with it
+ * (a record per CQE position), so pto_queue_reap_prof() reads the right
+ * one afterwards.
+ */
+static void exec_wait_moves_profile_records(void)
+{
+	struct drm_pto_npu_prof profs[8];
+	struct pto_block_prof bp[8];
+	struct fake *f = fake_new(8);
+	struct pto_cqe got[8];
+	int i;
+
+	memset(profs, 0, sizeof(profs));
+	f->q.cq.profs = profs;
+	f->q.cq.prof_stride = sizeof(profs[0]);
+	for (i = 0; i < 4; i++) {
+		profs[i].wait_ns = 1000 + (uint64_t)i;
+		post_launch(f, 40 + (uint64_t)i, PTO_STATUS_OK);
+	}
+	TAP_CHECK_EQ(pto_graph_exec_wait(&f->q, 42, 0, NULL), 0);
+	TAP_CHECK_EQ(pto_queue_reap_prof(&f->q, got, bp, 8), 3);
+	TAP_CHECK_EQ(got[0].task_id, 40);
+	TAP_CHECK_EQ(bp[0].wait_ns, 1000);
+	TAP_CHECK_EQ(got[1].task_id, 41);
+	TAP_CHECK_EQ(bp[1].wait_ns, 1001);
+	TAP_CHECK_EQ(got[2].task_id, 43);
+	TAP_CHECK_EQ(bp[2].wait_ns, 1003);
+	free(f->mem);
+	free(f);
+}
+
 int main(void)
 {
 	static const struct tap_test tests[] = {
@@ -532,6 +564,7 @@ int main(void)
 		TAP_TEST(launch_carries_predicate_and_deps),
 		TAP_TEST(replay_names_the_binding_field),
 		TAP_TEST(exec_wait_keeps_other_launches),
+		TAP_TEST(exec_wait_moves_profile_records),
 	};
 
 	return tap_run(tests, sizeof(tests) / sizeof(tests[0]));
