@@ -189,6 +189,12 @@ static void gs_destroy(struct __test_metadata *_metadata,
 	EXPECT_EQ(0, pto_tg_destroy(self->fd, h));
 }
 
+/* What GRAPH_CREATE said of the graph. */
+#define SAID "%u nodes, %u edges: %s, reason %s, node %u, detail %llu"
+#define SAID_ARGS(self, ret) self->g.n, self->g.ne, strerror(-(ret)), \
+	pto_reason_name(self->c.error_reason), self->c.error_node, \
+	(unsigned long long)self->c.error_detail
+
 /* The graph must be refused: -EINVAL, @reason, @node and @detail (or ANY). */
 static void gs_refused(struct __test_metadata *_metadata,
 		       FIXTURE_DATA(gs) *self, uint32_t reason, uint32_t node,
@@ -198,13 +204,8 @@ static void gs_refused(struct __test_metadata *_metadata,
 
 	if (!ret)
 		gs_destroy(_metadata, self, self->c.handle);
-	ASSERT_EQ(-EINVAL, ret) TH_LOG("%u nodes, %u edges: %s", self->g.n,
-				       self->g.ne, strerror(-ret));
-	ASSERT_EQ(reason, self->c.error_reason)
-		TH_LOG("%u nodes, %u edges: reason %s, node %u, detail %llu",
-		       self->g.n, self->g.ne, pto_reason_name(self->c.error_reason),
-		       self->c.error_node,
-		       (unsigned long long)self->c.error_detail);
+	ASSERT_EQ(-EINVAL, ret) TH_LOG(SAID, SAID_ARGS(self, ret));
+	ASSERT_EQ(reason, self->c.error_reason) TH_LOG(SAID, SAID_ARGS(self, ret));
 	if (node != ANY)
 		EXPECT_EQ(node, self->c.error_node);
 	if (detail != ANY)
@@ -257,13 +258,8 @@ static void gs_accepted(struct __test_metadata *_metadata,
 	int ret = gs_create(self);
 	uint32_t h = self->c.handle;
 
-	ASSERT_EQ(0, ret) TH_LOG("%u nodes, %u edges: %s, reason %s, node %u, detail %llu",
-				 self->g.n, self->g.ne, strerror(-ret),
-				 pto_reason_name(self->c.error_reason),
-				 self->c.error_node,
-				 (unsigned long long)self->c.error_detail);
-	gs_launch(_metadata, self, h, launches ? launches : 1, false,
-		  PTO_STATUS_OK);
+	ASSERT_EQ(0, ret) TH_LOG(SAID, SAID_ARGS(self, ret));
+	gs_launch(_metadata, self, h, launches, false, PTO_STATUS_OK);
 	gs_destroy(_metadata, self, h);
 }
 
@@ -280,8 +276,8 @@ static unsigned int fan_widths(const FIXTURE_DATA(gs) *self, uint32_t *w)
 }
 
 /*
- * Fan-in @k into one node: producers 0..P-1 (P = k, at most span - 1), the consumer P, edge i from producer i % P
- * (repeats past P); shuffled when all distinct. Up to the cap: taken and
+ * Fan-in @k into node P from 0..P-1 (P = k, at most span - 1), edge i
+ * from i % P, shuffled when all distinct. Up to the cap: taken and
  * launched; past it: refused at the edge that passes it (index cap).
  */
 static void fan_in(struct __test_metadata *_metadata, FIXTURE_DATA(gs) *self,
@@ -304,8 +300,9 @@ static void fan_in(struct __test_metadata *_metadata, FIXTURE_DATA(gs) *self,
 }
 
 /*
- * Fan-out @k from node 0 to consumers 1..C (C = k, at most span - 1), edge i to consumer 1 + i % C: taken and
- * launched; with repeats (k past the nodes), refused at the first repeat.
+ * Fan-out @k from node 0 to consumers 1..C (C = k, at most span - 1),
+ * edge i to consumer 1 + i % C: taken and launched; with repeats, refused
+ * at the first (or, the fan-in counted first, at the first past the cap).
  */
 static void fan_out(struct __test_metadata *_metadata, FIXTURE_DATA(gs) *self,
 		    uint32_t k)
@@ -320,6 +317,9 @@ static void fan_out(struct __test_metadata *_metadata, FIXTURE_DATA(gs) *self,
 	if (k == c) {
 		gsf_shuffle(&self->g, 0, k);
 		gs_accepted(_metadata, self, 2);
+	} else if ((k + c - 1) / c > self->cap) {
+		gs_refused(_metadata, self, DRM_PTO_NPU_REASON_GRAPH,
+			   self->cap * c, GSF_OVER_CAP);
 	} else {
 		gs_refused(_metadata, self, DRM_PTO_NPU_REASON_GRAPH, c,
 			   GSF_DUPLICATE);
