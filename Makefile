@@ -117,8 +117,10 @@ else
 	$(MAKE) -C "$(KDIR)" M=$(CURDIR) modules
 endif
 
-# Static analysis of the module: sparse (C=2), checkpatch --strict and
-# kernel-doc -Wall (every documented comment complete).
+# Static analysis of the module: sparse (C=2), checkpatch --strict,
+# kernel-doc -Wall (every documented comment complete) and the kernel's
+# Coccinelle scripts (make coccicheck MODE=report; answered findings in
+# tools/lint/coccicheck.allow).
 # sparse on every file (C=2) against each kernel of LINT_KERNELS, from the
 # copy build-module.sh builds (W=1 clean there); then checkpatch --strict.
 # The newest kernel wants a newer sparse than Debian 12 has.
@@ -136,6 +138,12 @@ lint: kernel
 	@out=$$(perl $(KSRC)/scripts/kernel-doc -none -Wall \
 		$(filter-out %.mod.c,$(wildcard kmod/*.c)) kmod/*.h uapi/drm/*.h 2>&1); \
 		[ -z "$$out" ] || { echo "$$out"; echo "lint: kernel-doc warnings" >&2; exit 1; }
+	@. $(BUILD)/kernels/debug/kernel.env; \
+	$(MAKE) -s $$K_MAKE M=$(CURDIR)/$(BUILD)/kernels/debug/kbuild coccicheck MODE=report 2>/dev/null | \
+		sed -n 's|^.*/kbuild/\(kmod/[^:]*\):[0-9:-]*: |\1: |p' | \
+		grep -v -x -F -f tools/lint/coccicheck.allow >$(BUILD)/coccicheck.log; \
+	[ ! -s $(BUILD)/coccicheck.log ] || \
+		{ cat $(BUILD)/coccicheck.log; echo "lint: coccicheck findings (tools/lint/coccicheck.allow)" >&2; exit 1; }
 
 module-test: kernel
 	@kd=$$($(VMDIR)/build-kernel.sh $(TEST_KCONFIG)) && \

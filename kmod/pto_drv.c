@@ -6,6 +6,7 @@
  * Copyright (C) 2026 pto-npu authors
  */
 
+#include <linux/capability.h>
 #include <linux/module.h>
 #include <linux/platform_device.h>
 #include <linux/poll.h>
@@ -97,6 +98,10 @@ MODULE_PARM_DESC(work_budget, "Instructions a unit may execute, for queues creat
 module_param_cb(max_work_budget, &pto_work_budget_ops, &pto_max_budget, 0644);
 MODULE_PARM_DESC(max_work_budget, "Largest work budget a queue may ask for at creation (1024-2^48, default 2^40)");
 
+static unsigned long long pto_user_budget = PTO_DEFAULT_WORK_BUDGET;
+module_param_cb(max_user_work_budget, &pto_work_budget_ops, &pto_user_budget, 0644);
+MODULE_PARM_DESC(max_user_work_budget, "Largest work budget a caller without CAP_SYS_NICE may ask for (1024-2^48, at most max_work_budget, default 2^18: the default budget)");
+
 static bool pto_noncoherent = true;
 module_param_named(noncoherent, pto_noncoherent, bool, 0644);
 MODULE_PARM_DESC(noncoherent, "GM as on the chip for queues that do not choose: per-core views, stores visible at FENCE or block end, loads stale until CACHEINVALID (default 1)");
@@ -186,6 +191,29 @@ u64 pto_max_work_budget(void)
 }
 
 /**
+ * pto_caller_max_work_budget - the largest work budget the caller's queues
+ *                              may ask for
+ * @audit: a decision (QUEUE_CREATE), not a report (the limits query)
+ *
+ * A unit holds its core until its budget ends, and nothing preempts it:
+ * past the default, how long one user may hold a core while others wait is
+ * the administrator's choice (max_user_work_budget), or needs CAP_SYS_NICE,
+ * as GPU drivers gate high-priority contexts.
+ *
+ * Return: max_work_budget with CAP_SYS_NICE, else max_user_work_budget,
+ * at most max_work_budget.
+ */
+u64 pto_caller_max_work_budget(bool audit)
+{
+	u64 max = pto_max_work_budget();
+
+	if (audit ? capable(CAP_SYS_NICE) :
+		    ns_capable_noaudit(&init_user_ns, CAP_SYS_NICE))
+		return max;
+	return clamp_t(u64, READ_ONCE(pto_user_budget), PTO_MIN_WORK_BUDGET, max);
+}
+
+/**
  * pto_default_work_budget - the work budget of queues created without one
  *
  * Return: the module parameter work_budget, at most max_work_budget.
@@ -222,7 +250,7 @@ static void pto_fill_device_info(struct pto_device *pdev,
  */
 static_assert(sizeof(struct drm_pto_npu_query) == 24);
 static_assert(sizeof(struct drm_pto_npu_device_info) == 48);
-static_assert(sizeof(struct drm_pto_npu_limits) == 112);
+static_assert(sizeof(struct drm_pto_npu_limits) == 120);
 static_assert(offsetof(struct drm_pto_npu_limits, pad2) == 68);
 static_assert(offsetof(struct drm_pto_npu_limits, work_budget) == 72);
 static_assert(sizeof(struct drm_pto_npu_memory_info) == 32);
@@ -263,11 +291,12 @@ static void pto_fill_limits(struct drm_pto_npu_limits *lim)
 	lim->pad2 = 0;
 	lim->work_budget = pto_default_work_budget();
 	lim->min_work_budget = PTO_MIN_WORK_BUDGET;
-	lim->max_work_budget = pto_max_work_budget();
+	lim->max_work_budget = pto_caller_max_work_budget(false);
 	lim->max_graph_nodes = PTO_MAX_GRAPH_NODES;
 	lim->max_graph_edges = PTO_MAX_GRAPH_EDGES;
 	lim->max_graph_bindings = PTO_MAX_GRAPH_BINDINGS;
 	lim->max_graph_nodes_per_context = PTO_MAX_GRAPH_NODES_PER_CONTEXT;
+	lim->max_inflight_units = PTO_MAX_INFLIGHT_UNITS;
 }
 
 static void pto_fill_memory_info(struct pto_device *pdev, struct pto_ctx *ctx,

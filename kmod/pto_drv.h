@@ -39,8 +39,10 @@
  *
  * The largest budget a queue may ask for is the module parameter
  * max_work_budget (PTO_DEFAULT_MAX_WORK_BUDGET), at most
- * PTO_WORK_BUDGET_CEILING: how long a context may hold a core with one
- * unit is the administrator's choice.
+ * PTO_WORK_BUDGET_CEILING, and for a caller without CAP_SYS_NICE the
+ * parameter max_user_work_budget (by default the default budget): how
+ * long one user may hold a core with one unit while others wait is the
+ * administrator's choice.
  */
 #define PTO_DEFAULT_WORK_BUDGET BIT_ULL(18)
 #define PTO_MIN_WORK_BUDGET BIT_ULL(10)
@@ -99,16 +101,19 @@ struct pto_topology {
 };
 
 /**
- * struct pto_gm_account - GM held by one context, outliving it while any
- * of its buffers is still mapped
- * @ref: one for the context, one per live buffer
+ * struct pto_gm_account - GM and kernels held by one context, outliving it
+ * while any of its buffers is still mapped or any of its kernels alive
+ * @ref: one for the context, one per live buffer, one per live kernel
  * @bos: live buffers
  * @bytes: live bytes
+ * @kernels: live kernels: with a handle, or held by a task or a recorded
+ *           graph after their handle was destroyed
  */
 struct pto_gm_account {
 	struct kref ref;
 	atomic64_t bos;
 	atomic64_t bytes;
+	atomic_t kernels;
 };
 
 struct pto_sched;
@@ -210,7 +215,8 @@ struct pto_failed {
  * @failed_fifo: the same records, oldest first (sched lock)
  * @next_id: id of the next entry taken (submit_lock)
  * @inflight: tasks taken and not yet freed
- * @pending: tasks taken whose CQEs are not all posted (the in-flight cap)
+ * @pending: tasks taken whose CQEs are not all posted, a launch's nodes
+ *           among them until they end (the in-flight cap)
  * @inflight_units: block records (units) the @pending tasks hold
  * @live: list of those tasks (sched lock)
  * @dead: the file is closing: cancel everything (sched lock)
@@ -295,6 +301,7 @@ int pto_bo_size_check(u64 size, u64 *aligned);
 u32 pto_clamped_timeout_ms(void);
 u64 pto_default_work_budget(void);
 u64 pto_max_work_budget(void);
+u64 pto_caller_max_work_budget(bool audit);
 bool pto_default_noncoherent(void);
 bool pto_default_sanitize(void);
 

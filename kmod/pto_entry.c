@@ -96,6 +96,14 @@ struct pto_task *pto_task_alloc_shaped(struct pto_ctx *ctx, struct pto_queue *q,
 	return t;
 }
 
+/* Units a block of entry @e's task runs: 1, or 2-3 parts of a mixed task. */
+u32 pto_sqe_nparts(const struct drm_pto_npu_sqe *e)
+{
+	if (!e->kernel_aiv || !e->kernel_aic)
+		return 1;
+	return e->split_mode == DRM_PTO_NPU_SPLIT_UP_DOWN ? 3 : 2;
+}
+
 /*
  * The task of entry @e, its arrays sized from the header's counts when
  * @sized (pto_sqe_check_size() found them within their caps), else empty.
@@ -105,10 +113,7 @@ struct pto_task *pto_entry_task_alloc(struct pto_ctx *ctx, struct pto_queue *q,
 				      bool prof, bool haz)
 {
 	const struct drm_pto_npu_tensor_arg *args = (const void *)(e + 1);
-	bool mix = e->kernel_aiv && e->kernel_aic;
-	struct pto_task_shape sh = {
-		.nparts = !mix ? 1 : e->split_mode == DRM_PTO_NPU_SPLIT_UP_DOWN ? 3 : 2,
-	};
+	struct pto_task_shape sh = { .nparts = pto_sqe_nparts(e) };
 	struct pto_task *t;
 	u32 i;
 
@@ -391,8 +396,10 @@ void pto_sqe_resolve_grid(const struct pto_device *pdev,
 /*
  * The rules that size an entry's task, checked before it is allocated: the
  * slots taken are the header's count (pto_sq_copy_entry() takes the header
- * slot alone when that count cannot be right), the argument counts and
- * block_num within their caps.
+ * slot alone when that count cannot be right), the argument counts within
+ * their caps and exactly filling those slots (nothing reads an argument
+ * past the entry: a graph's last node ends its buffer), block_num within
+ * its cap.
  *
  * Return: the refusal reason with its @detail, 0 when the task can be
  * sized from the header.
@@ -408,6 +415,12 @@ u8 pto_sqe_check_size(const struct drm_pto_npu_sqe *e, u32 nslots,
 	if (e->num_tensors > PTO_MAX_TENSOR_ARGS ||
 	    e->num_scalars > PTO_MAX_SCALAR_ARGS || e->num_deps > PTO_MAX_DEPS)
 		return DRM_PTO_NPU_REASON_COUNTS;
+	/* The body the counts describe, before anything reads it. */
+	if (nslots != pto_sqe_slots(e->num_tensors, e->num_scalars, e->num_deps,
+				    e->flags & DRM_PTO_NPU_TASK_F_PREDICATE)) {
+		*detail = e->num_slots;
+		return DRM_PTO_NPU_REASON_SLOTS;
+	}
 	if (!e->block_num || e->block_num > PTO_MAX_BLOCK_NUM) {
 		*detail = e->block_num;
 		return DRM_PTO_NPU_REASON_BLOCK_NUM;
@@ -417,8 +430,8 @@ u8 pto_sqe_check_size(const struct drm_pto_npu_sqe *e, u32 nslots,
 
 /*
  * Validate one entry (copied out of the ring, sized by
- * pto_sqe_check_size()) into @t: its flags, reserved fields and slot count
- * against its body, then its kernels, tensors, dependencies (into @deps)
+ * pto_sqe_check_size(), its slots its body's) into @t: its flags and
+ * reserved fields, then its kernels, tensors, dependencies (into @deps)
  * and predicate. On refusal @t carries the status and reason, and the
  * caller still hands it to the scheduler.
  */
@@ -436,9 +449,6 @@ int pto_entry_parse(struct pto_device *pdev, struct drm_file *file,
 		return pto_refuse(t, DRM_PTO_NPU_REASON_FLAGS, e->flags);
 	if (e->reserved[0] || e->reserved[1] || e->reserved[2] || e->reserved[3])
 		return pto_refuse(t, DRM_PTO_NPU_REASON_RESERVED, 0);
-	if (e->num_slots != pto_sqe_slots(e->num_tensors, e->num_scalars, e->num_deps,
-					  e->flags & DRM_PTO_NPU_TASK_F_PREDICATE))
-		return pto_refuse(t, DRM_PTO_NPU_REASON_SLOTS, e->num_slots);
 	t->flags = e->flags;
 	t->block_num = e->block_num;
 	t->num_tensors = e->num_tensors;

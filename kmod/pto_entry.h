@@ -43,6 +43,7 @@ struct pto_task_shape {
 struct pto_task *pto_task_alloc_shaped(struct pto_ctx *ctx, struct pto_queue *q,
 				       const struct pto_task_shape *sh,
 				       bool prof, bool haz);
+u32 pto_sqe_nparts(const struct drm_pto_npu_sqe *e);
 struct pto_task *pto_entry_task_alloc(struct pto_ctx *ctx, struct pto_queue *q,
 				      const struct drm_pto_npu_sqe *e, bool sized,
 				      bool prof, bool haz);

@@ -14,6 +14,7 @@
 
 #include <linux/overflow.h>
 #include <linux/slab.h>
+#include <linux/sched.h>
 #include <linux/uaccess.h>
 #include <linux/xarray.h>
 
@@ -222,14 +223,23 @@ static int pto_graph_node(struct pto_gbuild *b, u32 i,
 		return pto_graph_refuse(b, i, reason, detail);
 	if (e->num_deps || (e->flags & DRM_PTO_NPU_TASK_F_GRAPH))
 		return pto_graph_refuse(b, i, DRM_PTO_NPU_REASON_GRAPH,
-					e->num_deps ? 1 : 0);
+					e->num_deps ? DRM_PTO_NPU_GRAPH_EDGE_OUTSIDE :
+					DRM_PTO_NPU_GRAPH_EDGE_BACKWARD);
 	t = pto_entry_task_alloc(ctx, NULL, e, true, false, false);
 	if (!t)
 		return -ENOMEM;
 	if (pto_entry_parse(b->pdev, b->file, t, e, NULL)) {
 		ret = t->status == DRM_PTO_NPU_STATUS_NOMEM ? -ENOMEM :
 		      pto_graph_refuse(b, i, t->reason, t->detail);
+	} else if (b->g->units + t->units >= PTO_MAX_INFLIGHT_UNITS) {
+		/*
+		 * A launch takes its nodes' units and its own record at once:
+		 * this one never could.
+		 */
+		ret = pto_graph_refuse(b, i, DRM_PTO_NPU_REASON_GRAPH,
+				       DRM_PTO_NPU_GRAPH_UNITS);
 	} else {
+		b->g->units += t->units;
 		b->g->nodes[i].scal0 = *scal0;
 		*scal0 += t->num_scalars;
 		pto_graph_keep(b->g, i, t);
@@ -286,12 +296,18 @@ static int pto_graph_nodes(struct pto_gbuild *b)
 		struct drm_pto_npu_sqe *e = (void *)(b->entries + offs[i]);
 
 		ret = pto_graph_node(b, i, e, e->num_slots, &scal0);
+		/* Thousands of nodes, each a task validated: let others run. */
+		cond_resched();
 	}
 	kvfree(offs);
 	return ret;
 }
 
-/* Edges forward inside the graph (acyclic), grouped by consumer. */
+/*
+ * Edges forward inside the graph (acyclic), each pair once, at most
+ * PTO_MAX_DEPS into a node (its task's edge records are sized from that
+ * count at every launch), grouped by consumer.
+ */
 static int pto_graph_edges(struct pto_gbuild *b)
 {
 	struct pto_graph *g = b->g;
@@ -304,8 +320,13 @@ static int pto_graph_edges(struct pto_gbuild *b)
 			return pto_graph_refuse(b, i, DRM_PTO_NPU_REASON_RESERVED, 0);
 		if (e->consumer >= g->nnodes || e->producer >= e->consumer)
 			return pto_graph_refuse(b, i, DRM_PTO_NPU_REASON_GRAPH,
-						e->consumer >= g->nnodes ? 1 : 0);
-		g->nodes[e->consumer].nedges++;
+						e->consumer >= g->nnodes ?
+						DRM_PTO_NPU_GRAPH_EDGE_OUTSIDE :
+						DRM_PTO_NPU_GRAPH_EDGE_BACKWARD);
+		/* A node's fanin: an SQ entry's dependencies at most. */
+		if (++g->nodes[e->consumer].nedges > PTO_MAX_DEPS)
+			return pto_graph_refuse(b, i, DRM_PTO_NPU_REASON_GRAPH,
+						DRM_PTO_NPU_GRAPH_EDGE_FANIN);
 	}
 	for (i = 0; i < g->nnodes; i++) {
 		g->nodes[i].edge0 = at;
@@ -315,7 +336,12 @@ static int pto_graph_edges(struct pto_gbuild *b)
 	for (i = 0; i < n; i++) {
 		const struct drm_pto_npu_graph_edge *e = &b->edges[i];
 		struct pto_gnode *c = &g->nodes[e->consumer];
+		u32 k;
 
+		for (k = c->edge0; k < c->edge0 + c->nedges; k++)
+			if (g->in[k].producer == e->producer)
+				return pto_graph_refuse(b, i, DRM_PTO_NPU_REASON_GRAPH,
+							DRM_PTO_NPU_GRAPH_EDGE_DUPLICATE);
 		g->in[c->edge0 + c->nedges++] = (struct pto_gin){
 			.producer = e->producer,
 			.inferred = e->flags & DRM_PTO_NPU_GRAPH_EDGE_F_INFERRED,
@@ -341,18 +367,27 @@ static int pto_graph_bind_one(struct pto_gbuild *b, u32 i, u32 *tused,
 	const struct drm_pto_npu_sqe *e;
 	const struct drm_pto_npu_tensor_arg *arg;
 	struct pto_gparam *p;
+	u16 *bound;
 
 	if (bd->node >= g->nnodes || bd->kind > DRM_PTO_NPU_BIND_SCALAR)
 		return pto_graph_refuse(b, i, DRM_PTO_NPU_REASON_BINDING, 0);
 	e = b->entry[bd->node];
+	bound = bd->kind == DRM_PTO_NPU_BIND_SCALAR ? &g->nodes[bd->node].sbound :
+		&g->nodes[bd->node].tbound;
 	if (bd->kind == DRM_PTO_NPU_BIND_SCALAR) {
 		if (bd->arg >= e->num_scalars || bd->param >= g->nsp)
 			return pto_graph_refuse(b, i, DRM_PTO_NPU_REASON_BINDING, 1);
+	} else if (bd->arg >= e->num_tensors || bd->param >= g->ntp) {
+		return pto_graph_refuse(b, i, DRM_PTO_NPU_REASON_BINDING, 1);
+	}
+	/* An argument is set by one parameter: a node holds 32 bindings at most. */
+	if (*bound & BIT(bd->arg))
+		return pto_graph_refuse(b, i, DRM_PTO_NPU_REASON_BINDING, 3);
+	*bound |= BIT(bd->arg);
+	if (bd->kind == DRM_PTO_NPU_BIND_SCALAR) {
 		*sused |= BIT(bd->param);
 		return 0;
 	}
-	if (bd->arg >= e->num_tensors || bd->param >= g->ntp)
-		return pto_graph_refuse(b, i, DRM_PTO_NPU_REASON_BINDING, 1);
 	arg = (const struct drm_pto_npu_tensor_arg *)(e + 1) + bd->arg;
 	p = &g->tparam[bd->param];
 	if (*tused & BIT(bd->param) && !pto_same_layout(&p->layout, arg))

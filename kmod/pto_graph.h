@@ -49,6 +49,8 @@ enum pto_graph_role {
  * @split: a mixed node's &enum drm_pto_npu_split_mode
  * @nparts: units per block
  * @directed: some tensor argument has a direction
+ * @tbound: its tensor arguments set by a binding (one each at most)
+ * @sbound: its scalar arguments set by a binding
  */
 struct pto_gnode {
 	struct pto_kernel *kern[PTO_NUM_CIDX];
@@ -72,6 +74,8 @@ struct pto_gnode {
 	u8 split;
 	u8 nparts;
 	bool directed;
+	u16 tbound;
+	u16 sbound;
 };
 
 /**
@@ -103,6 +107,8 @@ struct pto_gparam {
  * @ntp: tensor parameters
  * @nsp: scalar parameters
  * @ntargs: tensor arguments of all nodes held in @targs
+ * @units: block records of all nodes: what a launch counts against the
+ *         context's PTO_MAX_INFLIGHT_UNITS before it is taken
  * @nodes: the nodes, in recording order (edges go forward)
  * @in: incoming edges, grouped by consumer
  * @bind: bindings, grouped by node
@@ -118,6 +124,7 @@ struct pto_graph {
 	u32 ntp;
 	u32 nsp;
 	u32 ntargs;
+	u32 units;
 	struct pto_gnode *nodes;
 	struct pto_gin *in;
 	struct drm_pto_npu_graph_binding *bind;

@@ -15,12 +15,17 @@
 #include <drm/drm_file.h>
 #include <drm/drm_print.h>
 
+#include "pto_gem.h"
 #include "pto_kernel.h"
 
 static void pto_kernel_release(struct kref *ref)
 {
 	struct pto_kernel *k = container_of(ref, struct pto_kernel, ref);
 
+	if (k->acct) {
+		atomic_dec(&k->acct->kernels);
+		pto_gm_account_put(k->acct);
+	}
 	kvfree(k->insns);
 	kvfree(k->match);
 	kfree(k);
@@ -113,14 +118,34 @@ static int pto_kernel_check_args(struct drm_device *drm,
 	return 0;
 }
 
-/* A kernel for @num_insns instructions, before they are copied in. */
-static struct pto_kernel *pto_kernel_alloc(u32 num_insns)
+/*
+ * Count a kernel of @acct before it exists, so two racing creates cannot
+ * both squeeze under the cap; kernels whose handles are gone count while
+ * a task or a graph holds them.
+ */
+static int pto_kernel_charge(struct drm_device *drm, struct pto_gm_account *acct)
+{
+	if (atomic_inc_return(&acct->kernels) <= PTO_MAX_KERNELS_PER_CONTEXT)
+		return 0;
+	atomic_dec(&acct->kernels);
+	drm_dbg(drm, "KERNEL_CREATE: the context has %u kernels alive already (destroyed handles count while a task or graph holds their kernel)\n",
+		PTO_MAX_KERNELS_PER_CONTEXT);
+	return -ENOSPC;
+}
+
+/* A kernel of @acct (charged) for @num_insns instructions, before they are copied in. */
+static struct pto_kernel *pto_kernel_alloc(struct pto_gm_account *acct,
+					   u32 num_insns)
 {
 	struct pto_kernel *k = kzalloc(sizeof(*k), GFP_KERNEL_ACCOUNT);
 
-	if (!k)
+	if (!k) {
+		atomic_dec(&acct->kernels);
 		return NULL;
+	}
 	kref_init(&k->ref);
+	kref_get(&acct->ref);
+	k->acct = acct;
 	k->num_insns = num_insns;
 	/* One spare entry so an empty program reaches the verifier's message. */
 	/* A failure is the caller's -ENOMEM, not a kernel warning. */
@@ -173,7 +198,7 @@ static int pto_kernel_add(struct drm_device *drm, struct pto_ctx *ctx,
  * Return: 0; -EINVAL for a malformed argument or a refused program (its
  * reason in error_code, the instruction in error_insn, the message in the
  * log); -E2BIG past PTO_MAX_INSNS; -EFAULT; -ENOSPC past the context's
- * kernels; -ENOMEM.
+ * kernels alive (handles, and kernels tasks or graphs hold); -ENOMEM.
  */
 int pto_ioctl_kernel_create(struct drm_device *drm, void *data,
 			    struct drm_file *file)
@@ -192,7 +217,10 @@ int pto_ioctl_kernel_create(struct drm_device *drm, void *data,
 	if (ret)
 		return ret;
 
-	k = pto_kernel_alloc(args->num_insns);
+	ret = pto_kernel_charge(drm, ctx->gm);
+	if (ret)
+		return ret;
+	k = pto_kernel_alloc(ctx->gm, args->num_insns);
 	if (args->num_tiles)
 		tiles = kcalloc(args->num_tiles, sizeof(*tiles), GFP_KERNEL_ACCOUNT);
 	if (!k || (args->num_tiles && !tiles))

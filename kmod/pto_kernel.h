@@ -71,6 +71,7 @@ struct pto_ring_use {
 /**
  * struct pto_kernel - a verified program
  * @ref: tasks and the handle table hold references
+ * @acct: the context's account it counts in while alive (its own reference)
  * @core_type: enum pto_core_type
  * @num_insns: instruction count
  * @insns: the program, copied in
@@ -93,6 +94,7 @@ struct pto_ring_use {
  */
 struct pto_kernel {
 	struct kref ref;
+	struct pto_gm_account *acct;
 	u32 core_type;
 	u32 num_insns;
 	struct pto_insn *insns;

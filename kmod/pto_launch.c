@@ -38,9 +38,6 @@ static int pto_launch_check(struct pto_task *t, const struct drm_pto_npu_sqe *e)
 	if (e->reserved[1] || e->reserved[2] || e->reserved[3] ||
 	    e->reserved[0] > U32_MAX)
 		return pto_refuse(t, DRM_PTO_NPU_REASON_RESERVED, 0);
-	if (e->num_slots != pto_sqe_slots(e->num_tensors, e->num_scalars, e->num_deps,
-					  e->flags & DRM_PTO_NPU_TASK_F_PREDICATE))
-		return pto_refuse(t, DRM_PTO_NPU_REASON_SLOTS, e->num_slots);
 	if (e->kernel_aiv || e->kernel_aic)
 		return pto_refuse(t, DRM_PTO_NPU_REASON_GRAPH, 1);
 	if (e->block_num != 1)
@@ -144,13 +141,14 @@ static void pto_launch_free_nodes(struct pto_launch *la, u32 n)
 	for (i = 0; i < n; i++) {
 		struct pto_task *node = la->nodes[i];
 
+		atomic_dec(&node->ctx->pending);
 		atomic_sub(node->units, &node->ctx->inflight_units);
 		pto_task_put_resources(node);
 		pto_task_mem_free(node);
 	}
 }
 
-/* One task per node, counted against the context's units in flight. */
+/* One task per node, counted against the context's tasks and units in flight. */
 static int pto_launch_make_nodes(struct pto_task *t, struct pto_graph *g)
 {
 	struct pto_launch *la;
@@ -169,6 +167,8 @@ static int pto_launch_make_nodes(struct pto_task *t, struct pto_graph *g)
 			kfree(la);
 			return -ENOMEM;
 		}
+		/* Counted as pto_entry_fits() (pto_submit.c) did. */
+		atomic_inc(&t->ctx->pending);
 		atomic_add(la->nodes[i]->units, &t->ctx->inflight_units);
 	}
 	t->launch = la;
@@ -261,10 +261,14 @@ void pto_launch_expand(struct pto_sched *s, struct pto_task *t,
 	for (i = 0; i < la->nnodes; i++) {
 		struct pto_task *n = la->nodes[i];
 		const struct pto_gnode *gn = &g->nodes[i];
+		u32 nedges = gn->nedges;
 
+		/* Sized from @nedges (pto_launch_node()): never written past. */
+		if (WARN_ON_ONCE(nedges > n->edges_cap))
+			nedges = n->edges_cap;
 		list_add_tail(&n->ctx_link, &ctx->live);
 		atomic_inc(&ctx->inflight);
-		for (k = 0; k < gn->nedges; k++) {
+		for (k = 0; k < nedges; k++) {
 			const struct pto_gin *in = &g->in[gn->edge0 + k];
 			struct pto_edge *e = &n->edges[k];
 
@@ -273,8 +277,8 @@ void pto_launch_expand(struct pto_sched *s, struct pto_task *t,
 			e->inferred = in->inferred;
 			list_add_tail(&e->link, &e->producer->fanout);
 		}
-		n->num_edges = gn->nedges;
-		n->fanin = gn->nedges;
+		n->num_edges = nedges;
+		n->fanin = nedges;
 	}
 	la->expanded = true;
 	la->left = la->nnodes;

@@ -215,11 +215,10 @@ static void pto_task_unqueue(struct pto_task *t)
 	if (t->unqueued)
 		return;
 	t->unqueued = true;
-	/* A launch's node counts in its units only: the launch is the task. */
-	if (t->graph != PTO_GRAPH_NODE) {
+	/* A launch's node counts as a task in flight, not in its queue's. */
+	if (t->graph != PTO_GRAPH_NODE)
 		atomic_dec(&t->queue->live);
-		atomic_dec(&t->ctx->pending);
-	}
+	atomic_dec(&t->ctx->pending);
 	atomic_sub(t->units, &t->ctx->inflight_units);
 }
 
@@ -552,6 +551,11 @@ static int pto_queue_check_args(struct drm_device *drm,
 			args->work_budget, PTO_MIN_WORK_BUDGET, max_budget);
 		return -EINVAL;
 	}
+	if (args->work_budget > pto_caller_max_work_budget(true)) {
+		drm_dbg(drm, "QUEUE_CREATE: work_budget %llu needs CAP_SYS_NICE (or a larger module parameter max_user_work_budget)\n",
+			args->work_budget);
+		return -EPERM;
+	}
 	*sq_slots = sq;
 	*cq_entries = cq;
 	return 0;
@@ -769,6 +773,7 @@ void pto_queue_post(struct pto_task *task, struct list_head *freeable)
 	/* A node posts CQEs only on a profiling queue: else it is freed. */
 	if (task->graph == PTO_GRAPH_NODE && !task->profiled) {
 		task->unqueued = true;
+		atomic_dec(&task->ctx->pending);
 		atomic_sub(task->units, &task->ctx->inflight_units);
 		list_add_tail(&task->held_link, freeable);
 		return;

@@ -75,6 +75,7 @@ void *pto_ctx_scratch_alloc(void)
  * @chain: the chain node of a timeline point (@args->syncobj_point)
  * @batch: the doorbell's fence, with @syncobj
  * @taken: entries taken
+ * @full: the next entry did not fit beside the tasks and units in flight
  * @freeable: tasks completed at intake, freed once submit_lock is dropped
  */
 struct pto_submit {
@@ -86,6 +87,7 @@ struct pto_submit {
 	struct dma_fence_chain *chain;
 	struct pto_batch *batch;
 	u32 taken;
+	bool full;
 	struct list_head freeable;
 };
 
@@ -149,10 +151,39 @@ static void pto_task_account(struct pto_submit *sub, struct pto_queue *q,
 }
 
 /*
+ * Does entry @e fit beside what the context has in flight? Counted before
+ * anything is allocated: a task, its units (block records: blocks times
+ * parts), and for a launch its graph's nodes and their units too. An entry
+ * refused by its size (!@sized) is allocated without units.
+ */
+static bool pto_entry_fits(struct pto_ctx *ctx, const struct drm_pto_npu_sqe *e,
+			   bool sized)
+{
+	u32 units = 0, tasks = 1;
+	struct pto_graph *g;
+
+	if (sized)
+		units = e->block_num * pto_sqe_nparts(e);
+	if (sized && (e->flags & DRM_PTO_NPU_TASK_F_GRAPH) &&
+	    e->reserved[0] <= U32_MAX) {
+		g = pto_graph_lookup(ctx, e->reserved[0]);
+		if (g) {
+			units += g->units;
+			tasks += g->nnodes;
+			pto_graph_put(g);
+		}
+	}
+	return atomic_read(&ctx->pending) + tasks <= PTO_MAX_INFLIGHT_TASKS &&
+	       atomic_read(&ctx->inflight_units) + units <= PTO_MAX_INFLIGHT_UNITS;
+}
+
+/*
  * Take the entry at ring index @head (@avail slots published) as the next
- * task: copy it out, size it, allocate it, parse it, hand it to the
- * scheduler. Returns the slots it used, 0 when out of memory (nothing
- * taken).
+ * task: copy it out, size it, count its units against the context's cap,
+ * allocate it, parse it, hand it to the scheduler. Returns the slots it
+ * used, 0 when it was not taken: out of memory, or @sub->full when it
+ * does not fit beside what is in flight (the doorbell rung after
+ * completions takes it).
  */
 static u32 pto_take_entry(struct pto_submit *sub, struct pto_queue *q,
 			  u32 head, u32 avail)
@@ -172,6 +203,10 @@ static u32 pto_take_entry(struct pto_submit *sub, struct pto_queue *q,
 	n = pto_sq_copy_entry(q, head, avail, e);
 	pto_sqe_resolve_grid(sub->pdev, e);
 	reason = pto_sqe_check_size(e, n, &detail);
+	if (!pto_entry_fits(ctx, e, !reason)) {
+		sub->full = true;
+		return 0;
+	}
 	t = pto_entry_task_alloc(ctx, q, e, !reason, q->prof, q->haz);
 	if (!t)
 		return 0;
@@ -196,13 +231,6 @@ static u32 pto_take_entry(struct pto_submit *sub, struct pto_queue *q,
 	return n;
 }
 
-/* The context holds all the tasks or units in flight it may: take no more. */
-static bool pto_ctx_full(struct pto_ctx *ctx)
-{
-	return atomic_read(&ctx->pending) >= PTO_MAX_INFLIGHT_TASKS ||
-	       atomic_read(&ctx->inflight_units) >= PTO_MAX_INFLIGHT_UNITS;
-}
-
 /*
  * Take the entries user space published on @q, up to the context's
  * in-flight caps, and move the kernel's SQ head past them.
@@ -221,12 +249,12 @@ static int pto_take_entries(struct pto_submit *sub, struct pto_queue *q)
 			tail, tail - head, head, q->sq_slots);
 		return -EINVAL;
 	}
-	while (head != tail && !pto_ctx_full(sub->ctx)) {
+	while (head != tail) {
 		u32 n = pto_take_entry(sub, q, head, tail - head);
 
 		if (!n) {
 			/* Out of memory: a failure only if nothing was taken. */
-			if (!sub->taken)
+			if (!sub->full && !sub->taken)
 				ret = -ENOMEM;
 			break;
 		}

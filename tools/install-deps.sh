@@ -7,7 +7,7 @@ set -eu
 PKGS="build-essential bc bison flex cpio xz-utils kmod
 libelf-dev libssl-dev libdrm-dev pkg-config
 linux-source-6.12 qemu-system-x86 busybox-static
-sparse python3 perl python3-matplotlib dwarves dkms
+sparse coccinelle python3 perl python3-matplotlib dwarves dkms
 python3-numpy python3-pytest python3-torch"
 
 missing=""

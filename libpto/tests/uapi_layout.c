@@ -16,7 +16,7 @@
 
 SIZE_IS(drm_pto_npu_query, 24);
 SIZE_IS(drm_pto_npu_device_info, 48);
-SIZE_IS(drm_pto_npu_limits, 112);
+SIZE_IS(drm_pto_npu_limits, 120);
 SIZE_IS(drm_pto_npu_memory_info, 32);
 SIZE_IS(drm_pto_npu_counters, 96);
 SIZE_IS(drm_pto_npu_bo_create, 16);
@@ -48,7 +48,7 @@ _Static_assert(offsetof(struct drm_pto_npu_limits, work_budget) == 72,
 /* The same at run time, so the test has results to report. */
 static void limits_layout(void)
 {
-	TAP_CHECK_EQ(sizeof(struct drm_pto_npu_limits), 112);
+	TAP_CHECK_EQ(sizeof(struct drm_pto_npu_limits), 120);
 	TAP_CHECK_EQ(offsetof(struct drm_pto_npu_limits, timeout_ms), 60);
 	TAP_CHECK_EQ(offsetof(struct drm_pto_npu_limits, pad), 64);
 	TAP_CHECK_EQ(offsetof(struct drm_pto_npu_limits, pad2), 68);
@@ -57,14 +57,15 @@ static void limits_layout(void)
 	TAP_CHECK_EQ(offsetof(struct drm_pto_npu_limits, max_work_budget), 88);
 	TAP_CHECK_EQ(offsetof(struct drm_pto_npu_limits, max_graph_nodes), 96);
 	TAP_CHECK_EQ(offsetof(struct drm_pto_npu_limits, max_graph_nodes_per_context), 108);
+	TAP_CHECK_EQ(offsetof(struct drm_pto_npu_limits, max_inflight_units), 112);
 }
 
-/* Every field of the limits lies in its 112 bytes: no implicit padding. */
+/* Every field of the limits lies in its 120 bytes: no implicit padding. */
 static void limits_has_no_implicit_padding(void)
 {
 	struct drm_pto_npu_limits l;
 	size_t fields = 2 * sizeof(__u64) + 13 * sizeof(__u32) + sizeof(l.pad2) +
-			3 * sizeof(__u64) + 4 * sizeof(__u32);
+			3 * sizeof(__u64) + 6 * sizeof(__u32);
 
 	TAP_CHECK_EQ(fields, sizeof(l));
 }

@@ -143,13 +143,14 @@ TEST_F(rf, create_ok_handles_distinct)
 	h = self->c.handle;
 	EXPECT_NE(0U, h);
 	EXPECT_NE(self->graph, h);
-	/* Duplicate edges are allowed. */
-	pto_gb_edge(self->g, 0, 1, 0);
-	pto_gb_edge(self->g, 0, 1, DRM_PTO_NPU_GRAPH_EDGE_F_INFERRED);
 	ASSERT_EQ(0, pto_gb_create(self->fd, self->g, &self->c));
 	EXPECT_NE(h, self->c.handle);
 	EXPECT_EQ(0, pto_tg_destroy(self->fd, self->c.handle));
 	EXPECT_EQ(0, pto_tg_destroy(self->fd, h));
+	/* A duplicate edge is refused (uapi 8: graph_hostile.c). */
+	pto_gb_edge(self->g, 0, 1, DRM_PTO_NPU_GRAPH_EDGE_F_INFERRED);
+	EXPECT_EQ(-EINVAL, pto_gb_create(self->fd, self->g, &self->c));
+	EXPECT_EQ((uint64_t)DRM_PTO_NPU_GRAPH_EDGE_DUPLICATE, self->c.error_detail);
 }
 
 TEST_F(rf, create_flags)

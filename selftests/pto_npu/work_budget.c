@@ -16,6 +16,7 @@
  *
  * Copyright (C) 2026 pto-npu authors
  */
+#include <linux/capability.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdint.h>
@@ -24,6 +25,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -64,6 +66,7 @@ FIXTURE(budget)
 	struct pto_device_info info;
 	long old_timeout;
 	long old_max;
+	long old_user;
 	char err[256];
 };
 
@@ -71,6 +74,7 @@ FIXTURE_SETUP(budget)
 {
 	self->old_timeout = 0;
 	self->old_max = 0;
+	self->old_user = 0;
 	self->fd = pto_test_open();
 	ASSERT_LE(0, self->fd);
 	ASSERT_EQ(0, pto_test_limits(self->fd, &self->lim));
@@ -84,6 +88,8 @@ FIXTURE_TEARDOWN(budget)
 		pto_test_param_write("timeout_ms", self->old_timeout);
 	if (self->old_max > 0)
 		pto_test_param_write("max_work_budget", self->old_max);
+	if (self->old_user > 0)
+		pto_test_param_write("max_user_work_budget", self->old_user);
 	pto_device_close(self->dev);
 	close(self->fd);
 }
@@ -236,6 +242,81 @@ TEST_F(budget, max_work_budget_parameter_bounds_queue_budgets)
 	ASSERT_EQ(0, pto_test_limits(self->fd, &lim));
 	EXPECT_EQ((uint64_t)self->old_max, lim.max_work_budget);
 	EXPECT_EQ(self->lim.work_budget, lim.work_budget);
+}
+
+/* This process without CAP_SYS_NICE (raw capset: no libcap). */
+static int drop_sys_nice(void)
+{
+	struct __user_cap_header_struct h = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3];
+	const uint32_t bit = 1u << (CAP_SYS_NICE % 32);
+
+	if (syscall(SYS_capget, &h, d))
+		return -1;
+	d[CAP_SYS_NICE / 32].effective &= ~bit;
+	d[CAP_SYS_NICE / 32].permitted &= ~bit;
+	d[CAP_SYS_NICE / 32].inheritable &= ~bit;
+	return syscall(SYS_capset, &h, d) ? -1 : 0;
+}
+
+/*
+ * In a child without CAP_SYS_NICE: the limits report @user as the largest
+ * budget, a queue may have it and the default, and one more is -EPERM.
+ * Returns 0, or the step that failed.
+ */
+static int unprivileged_budgets(int fd, uint64_t user, uint64_t dflt)
+{
+	struct drm_pto_npu_queue_create c;
+	struct drm_pto_npu_limits lim;
+
+	if (drop_sys_nice())
+		return 1;
+	if (pto_test_limits(fd, &lim) || lim.max_work_budget != user)
+		return 2;
+	if (queue_create_raw(fd, user, &c) || c.work_budget != user)
+		return 3;
+	queue_destroy_raw(fd, &c);
+	if (queue_create_raw(fd, 0, &c) || c.work_budget != dflt)
+		return 4;
+	queue_destroy_raw(fd, &c);
+	if (queue_create_raw(fd, user + 1, &c) != -EPERM)
+		return 5;
+	return 0;
+}
+
+static int unprivileged_child(int fd, uint64_t user, uint64_t dflt)
+{
+	pid_t pid = fork();
+	int st = 0;
+
+	if (pid == 0)
+		_exit(unprivileged_budgets(fd, user, dflt));
+	if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
+		return -1;
+	return WEXITSTATUS(st);
+}
+
+/*
+ * A unit holds its core until its budget ends: past the default budget a
+ * caller needs CAP_SYS_NICE, or the administrator's max_user_work_budget
+ * (Documentation/robustness.rst). Root keeps max_work_budget.
+ */
+TEST_F(budget, budget_past_the_default_needs_cap_sys_nice)
+{
+	const long raised = 1L << 22;
+
+	self->old_user = pto_test_param_read("max_user_work_budget");
+	ASSERT_EQ((long)self->lim.work_budget, self->old_user)
+		TH_LOG("max_user_work_budget defaults to the default budget");
+	EXPECT_EQ(self->lim.max_work_budget,
+		  (uint64_t)pto_test_param_read("max_work_budget"));
+	EXPECT_EQ(0, unprivileged_child(self->fd, self->old_user,
+					self->lim.work_budget));
+	EXPECT_EQ(-EINVAL, pto_test_param_write("max_user_work_budget", 1023));
+	ASSERT_EQ(0, pto_test_param_write("max_user_work_budget", raised));
+	EXPECT_EQ(0, unprivileged_child(self->fd, raised, self->lim.work_budget));
 }
 
 TEST_F(budget, runaway_kernel_ends_after_the_same_count_every_run)

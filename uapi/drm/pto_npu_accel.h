@@ -20,7 +20,7 @@ extern "C" {
 #endif
 
 /** DRM_PTO_NPU_UAPI_VERSION - bumped whenever the ABI grows. */
-#define DRM_PTO_NPU_UAPI_VERSION 7
+#define DRM_PTO_NPU_UAPI_VERSION 8
 
 /*
  * Ioctl numbers, relative to DRM_COMMAND_BASE. Append only: a number is
@@ -156,7 +156,10 @@ struct drm_pto_npu_limits {
 	__u32 max_sq_slots;
 	/** @max_cq_entries: CQ entries of one queue (power of two). */
 	__u32 max_cq_entries;
-	/** @max_inflight_tasks: tasks taken but not yet completed, per context. */
+	/**
+	 * @max_inflight_tasks: tasks taken but not yet completed, per
+	 * context; a graph launch counts one and one per node (uapi 8).
+	 */
 	__u32 max_inflight_tasks;
 	/** @max_tensor_args: tensor arguments of one task. */
 	__u32 max_tensor_args;
@@ -188,7 +191,11 @@ struct drm_pto_npu_limits {
 	__u64 work_budget;
 	/** @min_work_budget: smallest &drm_pto_npu_queue_create.work_budget. */
 	__u64 min_work_budget;
-	/** @max_work_budget: largest &drm_pto_npu_queue_create.work_budget. */
+	/**
+	 * @max_work_budget: largest &drm_pto_npu_queue_create.work_budget
+	 * the caller may ask for (with CAP_SYS_NICE, or up to the module
+	 * parameter max_user_work_budget without).
+	 */
 	__u64 max_work_budget;
 	/** @max_graph_nodes: nodes of one recorded graph (uapi 7). */
 	__u32 max_graph_nodes;
@@ -201,6 +208,15 @@ struct drm_pto_npu_limits {
 	 * one open file may hold (uapi 7).
 	 */
 	__u32 max_graph_nodes_per_context;
+	/**
+	 * @max_inflight_units: block records (blocks times parts: 2 for a
+	 * mixed LEFT_RIGHT task, 3 for UP_DOWN) one open file may have in
+	 * flight; an entry that would pass it waits in its SQ, and a graph
+	 * whose nodes hold more is refused at GRAPH_CREATE (uapi 8).
+	 */
+	__u32 max_inflight_units;
+	/** @pad3: zero (uapi 8). */
+	__u32 pad3;
 };
 
 /**
@@ -1135,7 +1151,9 @@ struct drm_pto_npu_queue_create {
 	/**
 	 * @work_budget: in: instructions each unit of this queue's tasks may
 	 * execute (&drm_pto_npu_limits.min_work_budget to .max_work_budget),
-	 * 0 for the device's default; out: the budget in effect. Appended:
+	 * 0 for the device's default; out: the budget in effect. Past the
+	 * module parameter max_user_work_budget (by default the default
+	 * budget) a caller needs CAP_SYS_NICE: -EPERM. Appended:
 	 * a caller built with an older header passes a shorter struct, which
 	 * the DRM core zero-extends.
 	 */
@@ -1277,6 +1295,41 @@ struct drm_pto_npu_graph_binding {
 };
 
 /**
+ * enum drm_pto_npu_graph_detail - &drm_pto_npu_graph_create.error_detail
+ * of a GRAPH_CREATE refused with DRM_PTO_NPU_REASON_GRAPH
+ */
+enum drm_pto_npu_graph_detail {
+	/**
+	 * @DRM_PTO_NPU_GRAPH_EDGE_BACKWARD: edge @error_node's producer is
+	 * not an earlier node than its consumer; or node @error_node is a
+	 * launch.
+	 */
+	DRM_PTO_NPU_GRAPH_EDGE_BACKWARD = 0,
+	/**
+	 * @DRM_PTO_NPU_GRAPH_EDGE_OUTSIDE: edge @error_node's consumer is
+	 * outside the graph; or node @error_node names dependencies.
+	 */
+	DRM_PTO_NPU_GRAPH_EDGE_OUTSIDE = 1,
+	/**
+	 * @DRM_PTO_NPU_GRAPH_EDGE_FANIN: edge @error_node is one more into
+	 * its consumer than &drm_pto_npu_limits.max_deps (uapi 8).
+	 */
+	DRM_PTO_NPU_GRAPH_EDGE_FANIN = 2,
+	/**
+	 * @DRM_PTO_NPU_GRAPH_EDGE_DUPLICATE: edge @error_node repeats an
+	 * earlier edge's producer and consumer (uapi 8).
+	 */
+	DRM_PTO_NPU_GRAPH_EDGE_DUPLICATE = 3,
+	/**
+	 * @DRM_PTO_NPU_GRAPH_UNITS: with node @error_node the graph's block
+	 * records and its launch's own one pass
+	 * &drm_pto_npu_limits.max_inflight_units: no launch of it could ever
+	 * be taken (uapi 8).
+	 */
+	DRM_PTO_NPU_GRAPH_UNITS = 4,
+};
+
+/**
  * struct drm_pto_npu_graph_create - DRM_IOCTL_PTO_NPU_GRAPH_CREATE
  *
  * @entries holds @num_nodes SQ entries back to back, each exactly as it
@@ -1289,7 +1342,8 @@ struct drm_pto_npu_graph_binding {
  * Errors: -EINVAL for flags, pads, counts over the caps, and any refused
  * node, edge or binding: then @error_node names it (~0 if none),
  * @error_reason says why (&enum drm_pto_npu_reason) and @error_detail
- * what, as a CQE would; -EFAULT (pointers); -ENOSPC (the context's
+ * what, as a CQE would (&enum drm_pto_npu_graph_detail for
+ * DRM_PTO_NPU_REASON_GRAPH); -EFAULT (pointers); -ENOSPC (the context's
  * recorded nodes over &drm_pto_npu_limits.max_graph_nodes_per_context);
  * -ENOMEM.
  */
