@@ -9,7 +9,8 @@
 #   make bench-peer SIMPLER_DIR=...   the same workloads on pto-npu and on
 #                   simpler's CPU simulator: build/bench/peer.json
 #   make vm-test T="NAME..."  only those kselftests in the test VM
-#   make fuzz       the fuzz kselftest, long (FUZZ_ITERS, FUZZ_SEED), in the test VM
+#   make fuzz       the fuzz and graph_shape_fuzz kselftests, long (FUZZ_ITERS,
+#                   GS_FUZZ_ITERS, FUZZ_SEED), in the test VM
 #   make soak       the soak kselftest for 10 minutes in the test VM
 #                   (SOAK_SECONDS=, SOAK_SEED=, SOAK_PROCS=)
 #   make vm-shell   an interactive VM with the module and tools
@@ -292,13 +293,16 @@ vm-test: deps kernel
 	@$(VMDIR)/vm.sh --mode check --only "$(T)" $(if $(VMENV),--env "$(VMENV)") --build $(BUILD) --kernel $(KERNEL) --log $(BUILD)/vm/vm-test.log
 	@python3 $(VMDIR)/parse-results.py --expect-kselftests "$(T)" $(BUILD)/vm/vm-test.log
 
-# The fuzzer, long: about 10-20 min in the test VM at the default. A failure
-# prints the seed; make fuzz FUZZ_SEED=<it> replays the same run.
+# The fuzzers, long: about 10-20 min in the test VM at the default (fuzz,
+# then graph_shape_fuzz: GS_FUZZ_ITERS random graphs, a quarter of that of
+# libpto recordings, the graphs at the unit cap run). A failure prints the
+# seed; make fuzz FUZZ_SEED=<it> replays the same run.
 FUZZ_ITERS ?= 5000
+GS_FUZZ_ITERS ?= 400
 FUZZ_SEED ?= $(shell date +%s)
 fuzz:
-	@echo "fuzz: PTO_FUZZ_SEED=$(FUZZ_SEED) PTO_FUZZ_ITERS=$(FUZZ_ITERS)"
-	@$(MAKE) -s vm-test T="fuzz" VMENV="PTO_FUZZ_ITERS=$(FUZZ_ITERS) PTO_FUZZ_SEED=$(FUZZ_SEED)"
+	@echo "fuzz: PTO_FUZZ_SEED=$(FUZZ_SEED) PTO_FUZZ_ITERS=$(FUZZ_ITERS) PTO_GS_FUZZ_ITERS=$(GS_FUZZ_ITERS)"
+	@$(MAKE) -s vm-test T="fuzz graph_shape_fuzz" VMENV="PTO_FUZZ_ITERS=$(FUZZ_ITERS) PTO_FUZZ_SEED=$(FUZZ_SEED) PTO_GS_FUZZ_ITERS=$(GS_FUZZ_ITERS) PTO_GS_FUZZ_SEED=$(FUZZ_SEED)"
 
 # Several processes of random graphs of every technique, results checked.
 SOAK_SECONDS ?= 600

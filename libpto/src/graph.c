@@ -65,6 +65,9 @@ static struct pto_graph_task *pto_task(const struct pto_graph *g, size_t i)
 	return pto_graph_task_at(g, i);
 }
 
+/* The last &pto_graph.id given: a recording names its graph by it. */
+static uint64_t pto_graph_ids;
+
 PTO_API int pto_graph_new(struct pto_device *dev, struct pto_graph **out)
 {
 	struct pto_graph *g;
@@ -78,6 +81,7 @@ PTO_API int pto_graph_new(struct pto_device *dev, struct pto_graph **out)
 	if (!g)
 		return -ENOMEM;
 	g->dev = dev;
+	g->id = __atomic_add_fetch(&pto_graph_ids, 1, __ATOMIC_RELAXED);
 	*out = g;
 	return 0;
 }

@@ -113,6 +113,8 @@ struct pto_graph_access {
  * @name: pto_graph_set_name(), names trace files
  * @runs: runs so far (numbers trace files of unnamed graphs)
  * @replay: the last run's launch when it was pto_graph_replay()
+ * @id: this graph's identity, unique in the process (pto_graph_new()): a
+ *	recording remembers it, pto_graph_replay() compares it
  */
 struct pto_graph {
 	struct pto_device *dev;
@@ -141,6 +143,7 @@ struct pto_graph {
 		struct pto_cqe cqe;
 		struct pto_sched_rec sched;
 	} replay;
+	uint64_t id;
 };
 
 /*
@@ -233,8 +236,40 @@ const char *pto_graph_task_name_at(const struct pto_graph *g,
 void pto_graph_task_label(char *buf, size_t len, size_t idx, const char *name);
 /* graph_results.c: PTO_SANITIZE=1 prints the run's hazards on stderr. */
 void pto_graph_print_hazards(const struct pto_graph *g);
-/* replay.c: the device's handle of a recorded graph. */
-uint32_t pto_graph_exec_handle(const struct pto_graph_exec *x);
+/**
+ * struct pto_graph_exec - a recorded graph (replay.c records it,
+ * graph_launch.c launches it)
+ * @dev: device
+ * @handle: graph handle, never 0
+ * @num_nodes: nodes (the graph's tasks)
+ * @ntp: tensor parameters
+ * @nsp: scalar parameters
+ * @graph_id: &pto_graph.id of the graph it was recorded from
+ * @tparam: per tensor parameter: the recorded layout, flags the OR of its
+ *	    uses' directions (what a launch must pass)
+ */
+struct pto_graph_exec {
+	struct pto_device *dev;
+	uint32_t handle;
+	uint32_t num_nodes;
+	uint32_t ntp;
+	uint32_t nsp;
+	uint64_t graph_id;
+	struct drm_pto_npu_tensor_arg tparam[PTO_MAX_ARGS];
+};
+
+struct pto_graph_launch_opts;
+
+/*
+ * graph_launch.c: the launch entry of @x on @q's SQ with @o's extras
+ * (NULL: none); -EINVAL with the parameter and the field that differs in
+ * @why (@len bytes) when a bound tensor does not match its parameter.
+ */
+int pto_graph_launch_entry(struct pto_graph_exec *x, struct pto_queue *q,
+			   const struct pto_tensor *const *tensors,
+			   const int64_t *scalars,
+			   const struct pto_graph_launch_opts *o, char *why,
+			   size_t len);
 
 /* trace.c: write the swimlane and deps.json of the last run when
  * PTO_TRACE_DIR is set in the environment. */

@@ -13,24 +13,14 @@
 #include "graph_internal.h"
 #include "pto/graph.h"
 
-/**
- * struct pto_graph_exec - a recorded graph
- * @dev: device
- * @handle: graph handle, never 0
- * @num_nodes: nodes (the graph's tasks)
- * @ntp: tensor parameters
- * @nsp: scalar parameters
- * @tparam: per tensor parameter: the recorded layout, flags the OR of its
- *	    uses' directions (what a launch must pass)
- */
-struct pto_graph_exec {
-	struct pto_device *dev;
-	uint32_t handle;
-	uint32_t num_nodes;
-	uint32_t ntp;
-	uint32_t nsp;
-	struct drm_pto_npu_tensor_arg tparam[PTO_MAX_ARGS];
-};
+/* A node's incoming edges when the device reports no max_deps (its cap). */
+#define PTO_REC_MAX_DEPS 32
+/* GRAPH_CREATE's error_detail with REASON_GRAPH (Documentation/uapi.rst). */
+#define PTO_REC_EDGE_BACKWARD 0
+#define PTO_REC_EDGE_OUTSIDE 1
+#define PTO_REC_EDGE_OVER_CAP 2
+#define PTO_REC_EDGE_DUPLICATE 3
+#define PTO_REC_GRAPH_UNITS 4
 
 /* What GRAPH_CREATE takes, built from the graph. */
 struct pto_rec {
@@ -88,14 +78,39 @@ static int pto_rec_entries(struct pto_rec *r)
 	return 0;
 }
 
-/* Named dependencies as edges, inferred ones as order-only edges. */
+/* A node's incoming edges: the device's max_deps, as an entry's. */
+static uint32_t pto_rec_dep_cap(const struct pto_graph *g)
+{
+	uint32_t cap = g->dev->limits.max_deps;
+
+	return cap && cap < PTO_MAX_ARGS ? cap : PTO_REC_MAX_DEPS;
+}
+
+/*
+ * Named dependencies as edges, inferred ones as order-only edges; a task
+ * with more producers than a node may have is refused, nothing sent.
+ */
 static int pto_rec_edges(struct pto_rec *r)
 {
 	const struct pto_graph *g = r->g;
+	uint32_t cap = pto_rec_dep_cap(g);
 	size_t n = 0, i;
 
-	for (i = 0; i < g->tasks.n; i++)
-		n += pto_graph_ndeps(pto_rtask(g, i));
+	for (i = 0; i < g->tasks.n; i++) {
+		const struct pto_graph_task *t = pto_rtask(g, i);
+		char label[PTO_GRAPH_NAME_SIZE + 32];
+
+		if (pto_graph_ndeps(t) > cap) {
+			pto_graph_task_label(label, sizeof(label), i,
+					     pto_graph_name_at(g, t->name));
+			pto_msgf(r->g->msg, sizeof(r->g->msg),
+				 "%s has %u producers (%u named, %u inferred from directions): a recorded node may have %u (max_deps); join them through intermediate tasks, or run the graph with pto_graph_run()",
+				 label, pto_graph_ndeps(t), t->num_deps, t->num_ideps,
+				 cap);
+			return -E2BIG;
+		}
+		n += pto_graph_ndeps(t);
+	}
 	r->edges = calloc(n ? n : 1, sizeof(*r->edges));
 	if (!r->edges)
 		return -ENOMEM;
@@ -226,6 +241,23 @@ static int pto_rec_binds(struct pto_rec *r, struct pto_graph_exec *x,
 	return 0;
 }
 
+/* GRAPH_CREATE's REASON_GRAPH details (uapi.rst), in words. */
+static const char *pto_rec_graph_why(uint64_t detail, const char *rt)
+{
+	switch (detail) {
+	case PTO_REC_EDGE_BACKWARD:
+		return "the edge is not forward (producer >= consumer)";
+	case PTO_REC_EDGE_OUTSIDE:
+		return "the edge's consumer is outside the graph";
+	case PTO_REC_EDGE_OVER_CAP:
+		return "its consumer has more incoming edges than max_deps";
+	case PTO_REC_EDGE_DUPLICATE:
+		return "the edge repeats an earlier one";
+	default:
+		return rt;
+	}
+}
+
 /* What the device refused, in words, in the graph's message. */
 static void pto_rec_explain(struct pto_rec *r,
 			    const struct drm_pto_npu_graph_create *a)
@@ -235,9 +267,14 @@ static void pto_rec_explain(struct pto_rec *r,
 	const char *rt = pto_reason_text((int)a->error_reason);
 	unsigned long long det = (unsigned long long)a->error_detail;
 	uint32_t w = a->error_node;
+	bool graph = a->error_reason == DRM_PTO_NPU_REASON_GRAPH;
 	char nbuf[32];
 
-	if (a->error_reason == DRM_PTO_NPU_REASON_BINDING && w < r->nbinds) {
+	if (graph && det == PTO_REC_GRAPH_UNITS && w < g->tasks.n) {
+		pto_rec_fail(g, "GRAPH_CREATE refused the graph at node %u (%s): the units of its nodes (blocks x parts) pass the device's in-flight cap, so no launch of it could ever be taken (%s, detail %llu)",
+			     w, pto_trace_task_name(g, w, nbuf, sizeof(nbuf)),
+			     rn, det);
+	} else if (a->error_reason == DRM_PTO_NPU_REASON_BINDING && w < r->nbinds) {
 		const struct drm_pto_npu_graph_binding *b = &r->binds[w];
 
 		pto_rec_fail(g, "GRAPH_CREATE refused binding %u (task %u %s argument %u -> parameter %u): %s (%s, detail %llu)",
@@ -252,7 +289,8 @@ static void pto_rec_explain(struct pto_rec *r,
 		   w < r->nedges) {
 		pto_rec_fail(g, "GRAPH_CREATE refused edge %u (task %u -> task %u%s): %s (%s, detail %llu)",
 			     w, r->edges[w].producer, r->edges[w].consumer,
-			     r->edges[w].flags ? ", inferred" : "", rt, rn, det);
+			     r->edges[w].flags ? ", inferred" : "",
+			     graph ? pto_rec_graph_why(det, rt) : rt, rn, det);
 	} else {
 		pto_rec_fail(g, "GRAPH_CREATE refused node %u (%s): %s (%s, detail %llu)",
 			     w, pto_trace_task_name(g, w, nbuf, sizeof(nbuf)),
@@ -311,7 +349,7 @@ PTO_API int pto_graph_record(struct pto_graph *g,
 	if (!x)
 		return -ENOMEM;
 	*x = (struct pto_graph_exec){ .dev = g->dev, .ntp = nparams,
-				      .nsp = nsparams,
+				      .nsp = nsparams, .graph_id = g->id,
 				      .num_nodes = (uint32_t)g->tasks.n };
 	ret = pto_rec_entries(&r);
 	if (!ret)
@@ -336,120 +374,6 @@ PTO_API unsigned int pto_graph_exec_nodes(const struct pto_graph_exec *x)
 	return x ? x->num_nodes : 0;
 }
 
-/* The launch's bound tensors: each of its parameter's layout and direction. */
-static int pto_launch_args(const struct pto_graph_exec *x,
-			   const struct pto_tensor *const *tensors,
-			   struct drm_pto_npu_tensor_arg *a)
-{
-	uint32_t i;
-	int ret;
-
-	for (i = 0; i < x->ntp; i++) {
-		const struct drm_pto_npu_tensor_arg *p = &x->tparam[i];
-
-		if (!tensors[i] || tensors[i]->buf->dev != x->dev)
-			return -EINVAL;
-		ret = pto_tensor_arg(tensors[i], &a[i], NULL, 0);
-		if (ret)
-			return ret;
-		if (a[i].dtype != p->dtype || a[i].ndim != p->ndim ||
-		    memcmp(a[i].shape, p->shape, sizeof(p->shape)) ||
-		    memcmp(a[i].strides, p->strides, sizeof(p->strides)))
-			return -EINVAL;
-		a[i].flags = p->flags;
-	}
-	return 0;
-}
-
-PTO_API int pto_graph_launch_push(struct pto_graph_exec *x,
-				  struct pto_queue *q,
-				  const struct pto_tensor *const *tensors,
-				  const int64_t *scalars, uint64_t user_data)
-{
-	struct drm_pto_npu_tensor_arg a[PTO_MAX_ARGS];
-	struct pto_sqe_parts e;
-	int ret;
-
-	if (!x || !q || q->dev != x->dev || (x->ntp && !tensors) ||
-	    (x->nsp && !scalars))
-		return -EINVAL;
-	ret = pto_launch_args(x, tensors, a);
-	if (ret)
-		return ret;
-	memset(&e, 0, sizeof(e));
-	e.hdr = (struct drm_pto_npu_sqe){
-		.user_data = user_data,
-		.flags = DRM_PTO_NPU_TASK_F_GRAPH,
-		.block_num = 1,
-		.num_tensors = (uint8_t)x->ntp,
-		.num_scalars = (uint8_t)x->nsp,
-		.reserved = { x->handle },
-	};
-	e.tensors = a;
-	e.scalars = scalars;
-	return pto_sq_push(&q->sq, &e);
-}
-
-PTO_API int pto_graph_launch(struct pto_graph_exec *x, struct pto_queue *q,
-			     const struct pto_tensor *const *tensors,
-			     const int64_t *scalars, uint64_t *task_id)
-{
-	uint32_t consumed = 0;
-	uint64_t first = 0;
-	int ret;
-
-	if (task_id)
-		*task_id = 0;
-	ret = pto_graph_launch_push(x, q, tensors, scalars, 0);
-	if (ret)
-		return ret;
-	ret = pto_queue_doorbell(q, 0, 0, &consumed, &first);
-	if (ret)
-		return ret;
-	/* Ours is the last entry published; the doorbell took it or not. */
-	if (pto_sq_space(&q->sq) != q->sq.nslots)
-		return -EBUSY;
-	if (task_id && consumed)
-		*task_id = first + consumed - 1;
-	return 0;
-}
-
-static bool pto_launch_cqe(const struct pto_cqe *c, uint64_t task_id)
-{
-	return c->task_id == task_id && (c->info.flags & PTO_BLOCK_LAST) &&
-	       !(c->info.flags & PTO_BLOCK_NODE);
-}
-
-PTO_API int pto_graph_exec_wait(struct pto_queue *q, uint64_t task_id,
-				int64_t timeout_ns, struct pto_cqe *res)
-{
-	int64_t deadline = INT64_MAX;
-	struct pto_cqe c[32];
-
-	if (!q || !task_id)
-		return -EINVAL;
-	if (timeout_ns > 0 && timeout_ns < INT64_MAX - pto_time_ns())
-		deadline = pto_time_ns() + timeout_ns;
-	for (;;) {
-		int n = pto_queue_reap(q, c, PTO_ARRAY_SIZE(c)), i, ret;
-
-		if (n < 0)
-			return n;
-		for (i = 0; i < n; i++) {
-			if (!pto_launch_cqe(&c[i], task_id))
-				continue;
-			if (res)
-				*res = c[i];
-			return c[i].info.status == PTO_STATUS_OK ? 0 : -EIO;
-		}
-		if (n)
-			continue;
-		ret = pto_queue_wait(q, deadline);
-		if (ret && ret != -EINTR)
-			return ret;
-	}
-}
-
 PTO_API void pto_graph_exec_free(struct pto_graph_exec *x)
 {
 	struct drm_pto_npu_graph_destroy d;
@@ -462,7 +386,7 @@ PTO_API void pto_graph_exec_free(struct pto_graph_exec *x)
 	free(x);
 }
 
-uint32_t pto_graph_exec_handle(const struct pto_graph_exec *x)
+PTO_API uint32_t pto_graph_exec_handle(const struct pto_graph_exec *x)
 {
-	return x->handle;
+	return x ? x->handle : 0;
 }

@@ -40,15 +40,18 @@ static int pto_replay_take(struct pto_replay *r, struct pto_graph_exec *x,
 {
 	uint32_t consumed = 0, available, inflight;
 	uint64_t first = 0;
+	char why[160];
 	int64_t now;
 	int ret;
 
-	ret = pto_graph_launch_push(x, r->q, tensors, scalars, 0);
-	if (ret) {
+	ret = pto_graph_launch_entry(x, r->q, tensors, scalars, NULL, why,
+				     sizeof(why));
+	if (ret == -EINVAL) {
 		pto_msgf(r->g->msg, sizeof(r->g->msg),
-			 ret == -EINVAL ?
-				 "a bound tensor is not of its parameter's device, dtype, shape and strides" :
-				 "the launch entry: %s",
+			 "a bound tensor does not match its parameter: %s", why);
+		return ret;
+	} else if (ret) {
+		pto_msgf(r->g->msg, sizeof(r->g->msg), "the launch entry: %s",
 			 pto_strerror(ret));
 		return ret;
 	}
@@ -175,17 +178,23 @@ PTO_API int pto_graph_replay(struct pto_graph *g, struct pto_graph_exec *x,
 
 	if (!g || !x)
 		return -EINVAL;
-	if (pto_graph_exec_nodes(x) != g->tasks.n) {
+	if (x->graph_id != g->id) {
 		pto_msgf(g->msg, sizeof(g->msg),
-			 "the recorded graph has %u nodes, this graph %zu tasks: not recorded from it",
-			 pto_graph_exec_nodes(x), g->tasks.n);
+			 "the recording (graph handle %u) was made from another graph, not recorded from it: replay it with its own graph",
+			 x->handle);
+		return -EINVAL;
+	}
+	if (x->num_nodes != g->tasks.n) {
+		pto_msgf(g->msg, sizeof(g->msg),
+			 "the recorded graph has %u nodes, this graph %zu tasks now: tasks were added since it was recorded",
+			 x->num_nodes, g->tasks.n);
 		return -EINVAL;
 	}
 	ret = pto_graph_run_begin(g, q);
 	if (ret)
 		return ret;
 	g->replay.on = true;
-	g->replay.graph = pto_graph_exec_handle(x);
+	g->replay.graph = x->handle;
 	deadline = pto_graph_deadline(timeout_ns);
 	ret = pto_replay_take(&r, x, tensors, scalars, deadline);
 	if (!ret)

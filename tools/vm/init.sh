@@ -124,6 +124,8 @@ suite_budget() {
 	gm_mmap | mixed_ring | syncall_hard | tasks_lifetime | tasks_run | \
 		soak | examples) echo 360 ;;
 	fuzz | queue_uapi) echo 480 ;;
+	# make fuzz runs it long (PTO_GS_FUZZ_ITERS): its own budget.
+	graph_shape_fuzz) [ "${PTO_GS_FUZZ_ITERS:-0}" -ge 200 ] && echo 1500 || echo 480 ;;
 	fairness | bench) echo 720 ;;
 	tasks_graph) echo 720 ;;
 	faults) echo 900 ;;

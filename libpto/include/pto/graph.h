@@ -411,10 +411,22 @@ struct pto_graph_scalar_param {
  * changed or freed afterwards; the recorded graph keeps its kernels and
  * buffers alive on the device.
  *
+ * A node has at most &pto_limits.max_deps incoming edges, as an entry has
+ * dependencies. pto_graph_run() sends only a task's named dependencies
+ * and lets the device infer the rest, so a task may have any number of
+ * inferred producers there; a recording turns each into an edge. A task
+ * whose named and inferred producers together pass the cap (a reduction
+ * over many earlier writers) is refused here, before anything reaches
+ * the device: -E2BIG, and pto_graph_error() names the task, its counts
+ * and the cap. It is not split: join the producers through intermediate
+ * tasks (a tree of partial reductions), or run that graph with
+ * pto_graph_run().
+ *
  * Return: 0; -EINVAL with the refused node, edge or binding and the
- * reason (pto_reason_name()) in pto_graph_error(); -E2BIG (over a
- * count); -ENOSPC (the context's recorded nodes over the cap); -ENOTTY
- * (a module older than uapi 7); -ENOMEM.
+ * reason (pto_reason_name()) in pto_graph_error(); -E2BIG (over a count:
+ * a task's producers over &pto_limits.max_deps, said in pto_graph_error());
+ * -ENOSPC (the context's recorded nodes over the cap); -ENOTTY (a module
+ * older than uapi 7); -ENOMEM.
  */
 PTO_API int pto_graph_record(struct pto_graph *g,
 			     const struct pto_tensor *const *params,
@@ -430,6 +442,42 @@ PTO_API int pto_graph_record(struct pto_graph *g,
  * Return: its node count, 0 for NULL.
  */
 PTO_API unsigned int pto_graph_exec_nodes(const struct pto_graph_exec *x);
+
+/**
+ * pto_graph_exec_handle() - the device's handle of a recorded graph
+ * @x: recorded graph
+ *
+ * What a raw launch entry names (DRM_PTO_NPU_TASK_F_GRAPH, reserved[0]),
+ * and what the traces call the launch's graph (libpto 1.5).
+ *
+ * Return: the handle (never 0), 0 for NULL.
+ */
+PTO_API uint32_t pto_graph_exec_handle(const struct pto_graph_exec *x);
+
+/**
+ * struct pto_graph_launch_opts - what a launch entry may carry besides
+ * its bindings (libpto 1.5)
+ * @user_data: the launch CQE's user_data
+ * @deps: @num_deps task ids the launch waits for, absolute (> 0) or
+ *	  relative (< 0) as &pto_task_desc.deps for pto_queue_push_task(): a
+ *	  failed one ends the launch PTO_STATUS_DEP_FAILED before any node
+ *	  runs
+ * @num_deps: 0..&pto_limits.max_deps
+ * @predicate: run the launch only if it holds, or NULL; its
+ *	       &pto_predicate.tensor is a tensor parameter's index (the bound
+ *	       tensor is read when the launch becomes ready). False: the
+ *	       launch ends PTO_STATUS_SKIPPED with no node run
+ * @reserved32: zero
+ * @reserved: zero
+ */
+struct pto_graph_launch_opts {
+	uint64_t user_data;
+	const int64_t *deps;
+	uint32_t num_deps;
+	uint32_t reserved32;
+	const struct pto_predicate *predicate;
+	uint64_t reserved[4];
+};
 
 /**
  * pto_graph_launch_push() - publish one launch entry without the doorbell
@@ -452,6 +500,25 @@ PTO_API int pto_graph_launch_push(struct pto_graph_exec *x,
 				  const int64_t *scalars, uint64_t user_data);
 
 /**
+ * pto_graph_launch_push_ex() - pto_graph_launch_push() with dependencies,
+ * a predicate and user_data (libpto 1.5)
+ * @x: recorded graph
+ * @q: queue of its device
+ * @tensors: as pto_graph_launch_push()
+ * @scalars: as pto_graph_launch_push()
+ * @opts: the launch's extras, or NULL for none
+ *
+ * Return: as pto_graph_launch_push(); -EINVAL also for a dependency of
+ * 0, a predicate on no tensor parameter, or reserved fields set; -E2BIG
+ * for more dependencies than &pto_limits.max_deps.
+ */
+PTO_API int pto_graph_launch_push_ex(struct pto_graph_exec *x,
+				     struct pto_queue *q,
+				     const struct pto_tensor *const *tensors,
+				     const int64_t *scalars,
+				     const struct pto_graph_launch_opts *opts);
+
+/**
  * pto_graph_launch() - launch a recorded graph: one entry, one doorbell
  * @x: recorded graph
  * @q: queue of its device
@@ -471,6 +538,24 @@ PTO_API int pto_graph_launch(struct pto_graph_exec *x, struct pto_queue *q,
 			     const int64_t *scalars, uint64_t *task_id);
 
 /**
+ * pto_graph_launch_ex() - pto_graph_launch() with pto_graph_launch_push_ex()'s
+ * extras (libpto 1.5)
+ * @x: recorded graph
+ * @q: queue of its device
+ * @tensors: as pto_graph_launch_push()
+ * @scalars: as pto_graph_launch_push()
+ * @opts: as pto_graph_launch_push_ex()
+ * @task_id: out: the launch's task id, or NULL
+ *
+ * Return: as pto_graph_launch() and pto_graph_launch_push_ex().
+ */
+PTO_API int pto_graph_launch_ex(struct pto_graph_exec *x, struct pto_queue *q,
+				const struct pto_tensor *const *tensors,
+				const int64_t *scalars,
+				const struct pto_graph_launch_opts *opts,
+				uint64_t *task_id);
+
+/**
  * pto_graph_exec_wait() - wait for a launch's completion
  * @q: the launch's queue
  * @task_id: from pto_graph_launch()
@@ -480,11 +565,17 @@ PTO_API int pto_graph_launch(struct pto_graph_exec *x, struct pto_queue *q,
  *	 block that node's index, reason and detail its, the timestamps
  *	 spanning the launch; or NULL
  *
- * Completions of other tasks on @q reaped meanwhile are dropped, as are
- * node completions (PTO_BLOCK_NODE) of a profiling queue.
+ * Several launches may be in flight on @q: the final completions of other
+ * graph launches (PTO_BLOCK_GRAPH | PTO_BLOCK_LAST) stay in @q's CQ, in
+ * their order, for their own pto_graph_exec_wait() or pto_queue_reap();
+ * only @task_id's completions are taken out of it. Other completions read
+ * meanwhile are dropped: other tasks' (entries) and node completions
+ * (PTO_BLOCK_NODE) of a profiling queue, @task_id's included.
  *
  * Return: 0 when the launch ended PTO_STATUS_OK, -EIO when it did not,
- * -ETIME when @timeout_ns passed first, or the errno of a queue call.
+ * -ETIME when @timeout_ns passed first, -ENOSPC when @q's CQ is full of
+ * other launches' completions (reap or wait for them first: the device
+ * holds the rest until there is room), or the errno of a queue call.
  */
 PTO_API int pto_graph_exec_wait(struct pto_queue *q, uint64_t task_id,
 				int64_t timeout_ns, struct pto_cqe *res);
@@ -499,7 +590,8 @@ PTO_API void pto_graph_exec_free(struct pto_graph_exec *x);
 
 /**
  * pto_graph_replay() - pto_graph_run() through one launch of a recording
- * @g: the graph @x was recorded from, with the same tasks since
+ * @g: the graph @x was recorded from (the same object: another graph of
+ *     the same tasks is refused), with no task added since
  * @x: recorded graph
  * @q: queue of its device, holding no entry not yet taken
  * @tensors: as pto_graph_launch_push()
@@ -525,11 +617,13 @@ PTO_API void pto_graph_exec_free(struct pto_graph_exec *x);
  *
  * Return: 0 when every task ended PTO_STATUS_OK or PTO_STATUS_SKIPPED,
  * -EIO when one did not (pto_graph_error() names the first), -ETIME when
- * @timeout_ns passed first, -EINVAL (@x not recorded from a graph of
- * @g's task count, a tensor of another layout), -EBUSY (@q holds
- * entries not yet taken), or the errno of a queue call. While the
- * device's in-flight cap (other queues' tasks) leaves the launch in the
- * SQ, the call rings again until @timeout_ns.
+ * @timeout_ns passed first, -EINVAL (@x not recorded from @g, or @g
+ * has tasks added since; a tensor not of its parameter's device, dtype,
+ * shape or strides: pto_graph_error() names the parameter and the
+ * field), -EBUSY (@q holds entries not yet taken), or the errno of a
+ * queue call. While the device's in-flight cap (other tasks' units; a
+ * launch is taken only when all its graph's units fit) leaves the launch
+ * in the SQ, the call rings again until @timeout_ns.
  */
 PTO_API int pto_graph_replay(struct pto_graph *g, struct pto_graph_exec *x,
 			     struct pto_queue *q,
