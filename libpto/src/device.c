@@ -109,6 +109,7 @@ static int pto_device_read_caps(struct pto_device *dev)
 		.work_budget = lim.work_budget,
 		.min_work_budget = lim.min_work_budget,
 		.max_work_budget = lim.max_work_budget,
+		.max_inflight_units = lim.max_inflight_units,
 	};
 	return 0;
 }

@@ -36,7 +36,8 @@ class Limits(ctypes.Structure):
                 ("max_deps", c_u32), ("max_block_num", c_u32),
                 ("timeout_ms", c_u32), ("work_budget", c_u64),
                 ("min_work_budget", c_u64), ("max_work_budget", c_u64),
-                ("reserved", c_u64 * 8)]
+                ("max_inflight_units", c_u32), ("pad", c_u32),
+                ("reserved", c_u64 * 7)]
 
 
 class MemoryInfo(ctypes.Structure):

@@ -364,6 +364,8 @@ static int ptoctl_info(struct pto_device *dev, int argc, char **argv)
 	ptoctl_print_count("max SQ slots", lim.max_sq_slots);
 	ptoctl_print_count("max CQ entries", lim.max_cq_entries);
 	ptoctl_print_count("max inflight tasks", lim.max_inflight_tasks);
+	if (lim.max_inflight_units)
+		ptoctl_print_count("max inflight units", lim.max_inflight_units);
 	ptoctl_print_count("max tensor args", lim.max_tensor_args);
 	ptoctl_print_count("max scalar args", lim.max_scalar_args);
 	ptoctl_print_count("max deps", lim.max_deps);

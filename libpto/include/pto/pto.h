@@ -133,7 +133,14 @@ struct pto_device_info {
  * @work_budget: instructions a unit may execute before it fails with
  *		 PTO_STATUS_WORK_BUDGET, for queues created without a budget
  * @min_work_budget: smallest budget a queue may be given
- * @max_work_budget: largest budget a queue may be given
+ * @max_work_budget: largest budget a queue of this caller may be given
+ *		     (past the default, a caller without CAP_SYS_NICE gets
+ *		     the module parameter max_user_work_budget)
+ * @max_inflight_units: block records (blocks times parts) in flight per
+ *			device handle, a graph launch's nodes' included; a
+ *			doorbell takes no entry that would pass it (since
+ *			PTO_1.5)
+ * @pad: zero
  * @reserved: zero; room to grow without changing the structure's size
  *
  * A field an older module does not report reads as 0: libpto then skips
@@ -157,7 +164,9 @@ struct pto_limits {
 	uint64_t work_budget;
 	uint64_t min_work_budget;
 	uint64_t max_work_budget;
-	uint64_t reserved[8];
+	uint32_t max_inflight_units;
+	uint32_t pad;
+	uint64_t reserved[7];
 };
 
 /**
