@@ -403,8 +403,14 @@ TEST_F_TIMEOUT(gh, recorded_nodes_at_the_caps_hold_the_documented_memory, 240)
 		 graphs * 1024L) / 1024;
 	TH_LOG("%u nodes, %u edges: %ld KiB (%ld bytes a node), documented %ld KiB",
 	       graphs * n, graphs * e, used, used * 1024 / ((long)graphs * n), bound);
-	/* Page-granular and shared with the rest of the VM: a quarter's slack. */
-	EXPECT_LE(used, bound + bound / 4);
+	/*
+	 * MemFree also counts the allocator's own: slab rounding, vmalloc
+	 * pages, and on the debug kernel KASAN's redzones and the quarantine
+	 * that holds each node's freed validation task (671 bytes a node
+	 * measured there for these 368). Twice the figure and 2 MiB catch a
+	 * template per node (a2b2d3e: some 30 KiB a node).
+	 */
+	EXPECT_LE(used, 2 * bound + 2048);
 	for (j = 0; j < ng; j++)
 		EXPECT_EQ(0, pto_tg_destroy(self->fd, handles[j]));
 	free(handles);
