@@ -28,6 +28,9 @@
  * the queue, by the device at intake (INVALID, REASON_SYNCALL, detail: the
  * block count it needs), without any block running.
  */
+#ifndef _GNU_SOURCE
+#define _POSIX_C_SOURCE 200809L /* setenv() (example.h) under -std=c11 */
+#endif
 #include <errno.h>
 #include <string.h>
 

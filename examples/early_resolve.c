@@ -12,6 +12,9 @@
  * the same task count; the flagged run reports its pre-staged units, and
  * the median gap from a producer's end to its consumer's start, both ways.
  */
+#ifndef _GNU_SOURCE
+#define _POSIX_C_SOURCE 200809L /* setenv() (example.h) under -std=c11 */
+#endif
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

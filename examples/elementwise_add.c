@@ -6,6 +6,9 @@
  * block finding its tile from its block index (add.h has both, shared
  * with spmd_add).
  */
+#ifndef _GNU_SOURCE
+#define _POSIX_C_SOURCE 200809L /* setenv() (example.h) under -std=c11 */
+#endif
 #include <string.h>
 
 #include "add.h"

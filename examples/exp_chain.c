@@ -12,6 +12,9 @@
  * dependencies are inferred (each task writes what the next reads), the
  * graph has the same edges and the result is the same.
  */
+#ifndef _GNU_SOURCE
+#define _POSIX_C_SOURCE 200809L /* setenv() (example.h) under -std=c11 */
+#endif
 #include <errno.h>
 #include <math.h>
 

@@ -8,6 +8,9 @@
  * Run with gate 0: out must be a * 2 and the second task SKIPPED, never on
  * a core (no block reported as run). With gate 1: out = a * 2 + 1.
  */
+#ifndef _GNU_SOURCE
+#define _POSIX_C_SOURCE 200809L /* setenv() (example.h) under -std=c11 */
+#endif
 #include <string.h>
 
 #include "example.h"

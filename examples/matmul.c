@@ -7,6 +7,9 @@
  *    (MATMUL with the ACC flag).
  * Both are checked against a double-precision CPU product.
  */
+#ifndef _GNU_SOURCE
+#define _POSIX_C_SOURCE 200809L /* setenv() (example.h) under -std=c11 */
+#endif
 #include <math.h>
 #include <string.h>
 

@@ -27,6 +27,9 @@
  * dispatch over all its records) and, for the mixed ones, the AIC and AIV
  * spans of each block and whether they overlap.
  */
+#ifndef _GNU_SOURCE
+#define _POSIX_C_SOURCE 200809L /* setenv() (example.h) under -std=c11 */
+#endif
 #include <math.h>
 #include <string.h>
 

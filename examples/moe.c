@@ -22,6 +22,9 @@
  * experts-64, predicated experts-64); with PTO_TRACE_DIR set their
  * makespans and wall times go to moe.timing.json (make demo's MoE row).
  */
+#ifndef _GNU_SOURCE
+#define _POSIX_C_SOURCE 200809L /* setenv() (example.h) under -std=c11 */
+#endif
 #include <string.h>
 
 #include "example.h"

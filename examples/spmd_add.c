@@ -18,6 +18,9 @@
  * spmd_blocks-48). With PTO_TRACE_DIR set the timed runs go to
  * spmd_add.timing.json (make demo's SPMD row: the makespans).
  */
+#ifndef _GNU_SOURCE
+#define _POSIX_C_SOURCE 200809L /* setenv() (example.h) under -std=c11 */
+#endif
 #include <string.h>
 
 #include "add.h"
