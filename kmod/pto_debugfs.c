@@ -95,10 +95,14 @@ static int pto_debugfs_queues(struct seq_file *m, void *data)
 		struct pto_ctx *ctx = file->driver_priv;
 		struct pto_queue *q;
 		unsigned long id;
+		u32 idle;
 
-		seq_printf(m, "context %llu: inflight=%d next_id=%llu\n",
-			   ctx->uid, atomic_read(&ctx->inflight), ctx->next_id);
 		mutex_lock(&ctx->submit_lock);
+		/* Empty inference trees kept, idle under the sched lock: a snapshot. */
+		idle = data_race(ctx->infer.nidle);
+		seq_printf(m, "context %llu: inflight=%d next_id=%llu idle_trees=%u spare_trees=%u\n",
+			   ctx->uid, atomic_read(&ctx->inflight), ctx->next_id,
+			   idle, ctx->infer.nspare);
 		xa_for_each(&ctx->queues, id, q)
 			seq_printf(m, "  queue %u: sq %u/%u slots published, cq %u/%u unconsumed, held %u, live %d\n",
 				   q->id, READ_ONCE(q->hdr->sq_tail) - q->sq_head,

@@ -141,6 +141,8 @@ struct pto_graph {
  * @nnodes: nodes
  * @left: nodes not yet complete (sched lock)
  * @expanded: the nodes were handed to the scheduler (sched lock)
+ * @released: nodes never expanded no longer count against the context's
+ *            caps (pto_launch_unqueue(): its CQE is posted)
  * @fail_node: the first node that failed, in completion order
  * @nodes: the node tasks, allocated at intake; after expansion each frees
  *         itself, and the pointers are not used again
@@ -151,6 +153,7 @@ struct pto_launch {
 	u32 nnodes;
 	u32 left;
 	bool expanded;
+	bool released;
 	u32 fail_node;
 	struct pto_task *nodes[] __counted_by(nnodes);
 };
@@ -173,6 +176,7 @@ void pto_launch_expand(struct pto_sched *s, struct pto_task *t,
 		       u64 *now);
 void pto_launch_node_done(struct pto_task *node, struct list_head *work);
 void pto_launch_fill_cqe(struct drm_pto_npu_cqe *cqe, const struct pto_task *t);
+void pto_launch_unqueue(struct pto_task *t);
 void pto_launch_free(struct pto_task *t);
 
 #endif /* __PTO_GRAPH_H__ */

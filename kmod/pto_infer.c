@@ -25,7 +25,9 @@
  * do); a predicate whose operand's last writer is
  * unfinished and not an ancestor is a PREDICATE hazard. The path search
  * visits at most PTO_INFER_PATH_MAX tasks; past that it assumes the two
- * are ordered (no false report, a missed one possible).
+ * are ordered (no false report, a missed one possible). The RACE and
+ * PREDICATE scans of one task look at PTO_INFER_SCAN_MAX records at most,
+ * with the same consequence past it.
  *
  * Everything under the scheduler lock, as explicit dependencies
  * (pto_deps.c); per-buffer trees are allocated ahead, under the
@@ -296,15 +298,12 @@ static struct rb_root_cached *pto_infer_root(struct pto_infer_rec *r)
 	return r->acc & PTO_ACC_WRITE ? &r->buf->wr : &r->buf->rd;
 }
 
-static void pto_infer_remove(struct pto_infer_ctx *ic, struct pto_infer_rec *r)
+/*
+ * @b is empty: keep a few empty trees for the buffers in use, and free
+ * the oldest past PTO_INFER_IDLE_MAX (never @b, the newest).
+ */
+static void pto_infer_idle_add(struct pto_infer_ctx *ic, struct pto_infer_buf *b)
 {
-	struct pto_infer_buf *b = r->buf;
-
-	pto_itree_remove(r, pto_infer_root(r));
-	r->buf = NULL;
-	if (--b->nrec)
-		return;
-	/* Keep a few empty trees for the buffers in use; free the oldest. */
 	list_add_tail(&b->link, &ic->idle);
 	if (++ic->nidle > PTO_INFER_IDLE_MAX) {
 		b = list_first_entry(&ic->idle, struct pto_infer_buf, link);
@@ -313,6 +312,16 @@ static void pto_infer_remove(struct pto_infer_ctx *ic, struct pto_infer_rec *r)
 		ic->nidle--;
 		kfree(b);
 	}
+}
+
+static void pto_infer_remove(struct pto_infer_ctx *ic, struct pto_infer_rec *r)
+{
+	struct pto_infer_buf *b = r->buf;
+
+	pto_itree_remove(r, pto_infer_root(r));
+	r->buf = NULL;
+	if (!--b->nrec)
+		pto_infer_idle_add(ic, b);
 }
 
 /*
@@ -396,9 +405,21 @@ static void pto_infer_report(struct pto_task *task, u32 kind, u32 tensor,
 	}
 }
 
-/* RACE: @r against the unordered in-flight accesses it conflicts with. */
+/* One more record looked at, if the scans' bound allows. */
+static bool pto_infer_scan(u32 *scan)
+{
+	if (!*scan)
+		return false;
+	(*scan)--;
+	return true;
+}
+
+/*
+ * RACE: @r against the unordered in-flight accesses it conflicts with,
+ * looking at @scan records at most (all of the task's scans together).
+ */
 static void pto_infer_races(struct pto_task *task, struct pto_infer_rec *r,
-			    bool all_known)
+			    bool all_known, u32 *scan)
 {
 	const struct pto_targ *ta = &task->targs[r->tensor];
 	struct rb_root_cached *roots[2] = { &r->buf->wr, &r->buf->rd };
@@ -406,7 +427,8 @@ static void pto_infer_races(struct pto_task *task, struct pto_infer_rec *r,
 	u32 i;
 
 	for (i = 0; i < ((r->acc & PTO_ACC_WRITE) ? 2 : 1); i++)
-		for (o = pto_itree_iter_first(roots[i], r->start, r->last); o;
+		for (o = pto_itree_iter_first(roots[i], r->start, r->last);
+		     o && pto_infer_scan(scan);
 		     o = pto_itree_iter_next(o, r->start, r->last)) {
 			/*
 			 * Two views without a direction name what their
@@ -426,7 +448,7 @@ static void pto_infer_races(struct pto_task *task, struct pto_infer_rec *r,
 
 /* PREDICATE: the operand's last writer in flight is not an ancestor. */
 static void pto_infer_predicate(struct pto_infer_ctx *ic, struct pto_task *task,
-				bool all_known)
+				bool all_known, u32 *scan)
 {
 	const struct drm_pto_npu_predicate *p = &task->pred;
 	const struct pto_targ *ta = &task->targs[p->tensor];
@@ -440,24 +462,33 @@ static void pto_infer_predicate(struct pto_infer_ctx *ic, struct pto_task *task,
 	if (!b)
 		return;
 	s = pto_infer_off(ta) + pto_targ_offset(ta, p->row, p->col) * ta->esize;
-	for (o = pto_itree_iter_first(&b->wr, s, s + ta->esize - 1); o;
+	for (o = pto_itree_iter_first(&b->wr, s, s + ta->esize - 1);
+	     o && pto_infer_scan(scan);
 	     o = pto_itree_iter_next(o, s, s + ta->esize - 1))
 		if (o->task != task && (!last || o->task->id > last->task->id))
 			last = o;
+	/* Not every writer seen: the last one may be another. */
+	if (o)
+		return;
 	if (last && all_known && last->task->path_mark != task->id)
 		pto_infer_report(task, DRM_PTO_NPU_HAZARD_PREDICATE, p->tensor,
 				 p->row * ta->cols + p->col, last);
 }
 
+/*
+ * The intake hazards of @task. The scans look at PTO_INFER_SCAN_MAX
+ * records at most, under the scheduler lock however many accesses are
+ * in flight: past that a hazard may go unreported, never a false one.
+ */
 static u32 pto_infer_hazards(struct pto_infer_ctx *ic, struct pto_task *task)
 {
 	bool all_known = pto_infer_ancestors(task);
-	u32 i;
+	u32 i, scan = PTO_INFER_SCAN_MAX;
 
 	for (i = 0; i < task->num_tensors; i++)
 		if (task->irecs[i].buf)
-			pto_infer_races(task, &task->irecs[i], all_known);
-	pto_infer_predicate(ic, task, all_known);
+			pto_infer_races(task, &task->irecs[i], all_known, &scan);
+	pto_infer_predicate(ic, task, all_known, &scan);
 	if (!pto_infer_haz(task)->count)
 		return DRM_PTO_NPU_HAZARD_NONE;
 	trace_pto_hazard(task, U32_MAX, pto_infer_haz(task));
@@ -531,11 +562,12 @@ fail:
 	for (i = 0; i < task->num_tensors; i++) {
 		struct pto_infer_buf *b = task->irecs[i].buf;
 
-		/* A tree taken for this task alone goes back to idle. */
-		if (b && !b->nrec && list_empty(&b->link)) {
-			list_add_tail(&b->link, &ic->idle);
-			ic->nidle++;
-		}
+		/*
+		 * A tree taken for this task alone goes back to idle, which
+		 * stays bounded however often a user provokes the refusal.
+		 */
+		if (b && !b->nrec && list_empty(&b->link))
+			pto_infer_idle_add(ic, b);
 		task->irecs[i].buf = NULL;
 	}
 	trace_pto_infer(task, hazard);

@@ -22,6 +22,11 @@ struct pto_infer_buf;
  * scheduler lock: with the edge cap, what bounds the lock's hold.
  */
 #define PTO_INFER_MAX_VISITS (4 * DRM_PTO_NPU_MAX_INFERRED_DEPS)
+/*
+ * In-flight access records the sanitizer's RACE and PREDICATE scans of
+ * one task look at, under the scheduler lock (pto_infer_hazards()).
+ */
+#define PTO_INFER_SCAN_MAX (4 * DRM_PTO_NPU_MAX_INFERRED_DEPS)
 
 /**
  * struct pto_infer_rec - one tensor argument's access, in its buffer's tree

@@ -133,18 +133,29 @@ static struct pto_task *pto_launch_node(struct pto_task *t, struct pto_launch *l
 	return n;
 }
 
+/* Nodes 0 to @n - 1, never handed to the scheduler, stop counting. */
+static void pto_launch_uncount(struct pto_launch *la, u32 n)
+{
+	u32 i;
+
+	if (la->released)
+		return;
+	la->released = true;
+	for (i = 0; i < n; i++) {
+		atomic_dec(&la->nodes[i]->ctx->pending);
+		atomic_sub(la->nodes[i]->units, &la->nodes[i]->ctx->inflight_units);
+	}
+}
+
 /* Free node tasks that never joined the scheduler. */
 static void pto_launch_free_nodes(struct pto_launch *la, u32 n)
 {
 	u32 i;
 
+	pto_launch_uncount(la, n);
 	for (i = 0; i < n; i++) {
-		struct pto_task *node = la->nodes[i];
-
-		atomic_dec(&node->ctx->pending);
-		atomic_sub(node->units, &node->ctx->inflight_units);
-		pto_task_put_resources(node);
-		pto_task_mem_free(node);
+		pto_task_put_resources(la->nodes[i]);
+		pto_task_mem_free(la->nodes[i]);
 	}
 }
 
@@ -332,6 +343,22 @@ void pto_launch_fill_cqe(struct drm_pto_npu_cqe *cqe, const struct pto_task *t)
 		return;
 	cqe->block = t->launch->fail_node;
 	cqe->ts_dispatch = t->recs[0].ts[PTO_TS_DISPATCH];
+}
+
+/**
+ * pto_launch_unqueue - a launch's CQE is posted (or dropped)
+ * @t: the launch
+ *
+ * Nodes that never joined the scheduler (the launch refused, skipped,
+ * cancelled or its dependency failed) stop counting against the
+ * context's tasks and units in flight now, with the launch itself: a
+ * doorbell rung once its CQE is seen finds the room, not only after a
+ * worker frees the launch. Expanded nodes stopped as each completed.
+ */
+void pto_launch_unqueue(struct pto_task *t)
+{
+	if (t->launch && !t->launch->expanded)
+		pto_launch_uncount(t->launch, t->launch->nnodes);
 }
 
 /**

@@ -218,6 +218,8 @@ static void pto_task_unqueue(struct pto_task *t)
 	/* A launch's node counts as a task in flight, not in its queue's. */
 	if (t->graph != PTO_GRAPH_NODE)
 		atomic_dec(&t->queue->live);
+	if (t->graph == PTO_GRAPH_LAUNCH)
+		pto_launch_unqueue(t);
 	atomic_dec(&t->ctx->pending);
 	atomic_sub(t->units, &t->ctx->inflight_units);
 }

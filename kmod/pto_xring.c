@@ -276,8 +276,11 @@ int pto_xring_spill(struct pto_task *task, u32 block, u32 part)
 	if (!buf) {
 		r->v2c_head = r->v2c_tail;
 		set->seq++;
-	} else if (set->aic_done) {
-		/* The cube has ended meanwhile: nothing will pop them. */
+	} else if (set->aic_done || set->aic_ended) {
+		/*
+		 * The cube has ended meanwhile (its spills dropped, its
+		 * unit maybe not yet retired): nothing will pop them.
+		 */
 		filled = false;
 	} else {
 		/* Only the AIC moves v2c_head meanwhile: copy what is filled. */
@@ -291,6 +294,7 @@ int pto_xring_spill(struct pto_task *task, u32 block, u32 part)
 		kvfree(buf);
 	return buf ? 0 : -ENOMEM;
 }
+EXPORT_SYMBOL_IF_KUNIT(pto_xring_spill);
 
 /**
  * pto_xring_drop_spills - a block's AIC part has ended: nothing reads its spills
@@ -306,6 +310,8 @@ void pto_xring_drop_spills(struct pto_task *task, u32 block)
 	u8 *spill[2];
 
 	scoped_guard(spinlock, &task->xlock) {
+		/* An AIV part ending from now on keeps nothing (pto_xring_spill()). */
+		set->aic_ended = true;
 		spill[0] = set->spill[0];
 		spill[1] = set->spill[1];
 		set->spill[0] = NULL;
@@ -314,6 +320,7 @@ void pto_xring_drop_spills(struct pto_task *task, u32 block)
 	kvfree(spill[0]);
 	kvfree(spill[1]);
 }
+EXPORT_SYMBOL_IF_KUNIT(pto_xring_drop_spills);
 
 /**
  * pto_xring_free_spills - free a task's spilled slots

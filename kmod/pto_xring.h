@@ -35,6 +35,9 @@ struct pto_xring {
  *         its core went back to the scheduler (pto_xring_spill()), or NULL
  * @ring: indices per AIV part
  * @aic_done: the AIC part has ended
+ * @aic_ended: the AIC part's kernel has ended and its worker dropped the
+ *             spills: none is kept again (xlock; set before @aic_done,
+ *             which waits for the unit's status)
  * @aiv_done: the AIV parts have ended
  * @seq: bumped on every change
  * @waiters: cores whose unit is parked on a full or empty ring of this set
@@ -52,6 +55,7 @@ struct pto_xring_set {
 	u8 *spill[2];
 	struct pto_xring ring[2];
 	bool aic_done;
+	bool aic_ended;
 	bool aiv_done[2];
 	u64 seq;
 	struct list_head waiters;

@@ -38,8 +38,6 @@
 #define OUT DRM_PTO_NPU_TENSOR_F_OUT
 /* Blocks of the big nodes: the most one entry may ask for. */
 #define BIG_BLOCKS 8192
-/* Idle iterations that keep a task running through a doorbell's intake. */
-#define SLOW_SPIN 20000
 
 FIXTURE(gh)
 {
@@ -262,27 +260,60 @@ TEST_F(gh, graph_units_past_the_in_flight_cap_are_refused)
 }
 
 /*
- * Two launches of a graph that holds most of the cap, behind a slow task,
- * predicated off (nothing of theirs runs): the doorbell takes the first,
- * leaves the second in the SQ, and takes it when rung after the first
- * completed. Nothing is lost.
+ * A gate: it spins reading the flag at its tensor 0 (an int64 1 x 1 view)
+ * until the test sets it to 1, then faults (a GLD one row past the view):
+ * its consumers stay in flight exactly until the test opens it, however
+ * fast the host (queue_uapi.c's cap test).
+ */
+static uint32_t gate_kernel(int fd)
+{
+	static const struct pto_insn gate[] = {
+		{ .op = PTO_OP_LDI, .dst = 0, .imm = PTO_MAX_LOOP_COUNT },
+		{ .op = PTO_OP_LDI, .dst = 2, .imm = 1000 },
+		{ .op = PTO_OP_LDI, .dst = 4, .imm = 0 },
+		{ .op = PTO_OP_LOOP, .dst = 1, .b = 0 },
+		{ .op = PTO_OP_GLD, .dst = 5, .a = 4, .b = 4 },
+		{ .op = PTO_OP_GLD, .dst = 6, .a = 5, .b = 4 },
+		{ .op = PTO_OP_LOOP, .dst = 3, .b = 2 },
+		{ .op = PTO_OP_ENDLOOP },
+		{ .op = PTO_OP_ENDLOOP },
+		{ .op = PTO_OP_END },
+	};
+	struct drm_pto_npu_kernel_create c = {
+		.insns = (uintptr_t)gate, .num_insns = 10,
+		.core_type = PTO_CORE_AIV,
+	};
+
+	return pto_test_ioctl(fd, DRM_IOCTL_PTO_NPU_KERNEL_CREATE, &c) ? 0 : c.handle;
+}
+
+/*
+ * Two launches of a graph of more than half the unit cap: the first waits
+ * behind the gate, the second stays in the SQ (the doorbell takes two
+ * entries) until the first's CQE is posted; then a doorbell takes it at
+ * once (its nodes no longer count from the moment that CQE is seen, not
+ * from when a worker frees the launch), and it runs, its predicate false.
  */
 TEST_F(gh, launch_waits_in_the_sq_until_its_units_fit)
 {
 	uint32_t fill = (self->lim.max_inflight_units / 2) / BIG_BLOCKS + 1, i;
 	struct drm_pto_npu_predicate p = { .tensor = 0, .op = PTO_CMP_GT };
-	struct drm_pto_npu_tensor_arg t[2] = { pto_tg_targ(self->hin, TBYTES, IN),
-					       pto_tg_targ(self->hout, TBYTES, OUT) };
 	struct drm_pto_npu_tensor_arg b[2] = { pto_tg_targ(self->hin, 0, IN),
 					       pto_tg_targ(self->hout, 0, IN | OUT) };
-	const int64_t s5 = 5;
+	struct drm_pto_npu_tensor_arg tflag;
+	const int64_t s5 = 5, dep = -1;
 	struct pto_test_sqe es[3];
 	struct pto_cqe cqes[8];
-	uint32_t graph, hp, consumed = 0;
+	uint32_t graph, hp, hflag, kgate, consumed = 0;
+	volatile int64_t *flag;
 	uint64_t first = 0, id = 0;
-	int64_t dep[2] = { -1, -2 };
 	int n;
 
+	ASSERT_NE(0U, kgate = gate_kernel(self->fd));
+	ASSERT_EQ(0, pto_test_bo_create(self->fd, 4096, &hflag, NULL));
+	flag = pto_test_bo_mmap(self->fd, hflag, NULL);
+	ASSERT_NE(MAP_FAILED, (void *)flag);
+	tflag = pto_test_targ(hflag, PTO_ISA_I64, 0, 1, 1);
 	ASSERT_EQ(0, pto_test_bo_create(self->fd, 2 * TBYTES, &hp, NULL));
 	pto_tg_pair_record(self->g, self->kadd, hp, 0);
 	for (i = 0; i < fill; i++)
@@ -290,17 +321,21 @@ TEST_F(gh, launch_waits_in_the_sq_until_its_units_fit)
 	ASSERT_EQ(0, pto_gb_create(self->fd, self->g, &self->c));
 	graph = self->c.handle;
 	self->in[0] = 0;
-	pto_tg_add_entry(&es[0], self->kadd, 1, t, 2, 1, SLOW_SPIN, NULL, 0, NULL);
-	/* Each launch after the slow task (named: -1, then -2). */
-	for (i = 1; i < 3; i++)
-		pto_tg_launch_init(&es[i], graph, b, 2, &s5, 1, &dep[i - 1], 1, &p);
+	pto_test_sqe_init(&es[0], kgate, 0, 1, &tflag, 1, NULL, 0, NULL, 0);
+	pto_tg_launch_init(&es[1], graph, b, 2, &s5, 1, &dep, 1, &p);
+	pto_tg_launch_init(&es[2], graph, b, 2, &s5, 1, NULL, 0, &p);
 	EXPECT_EQ(-EIO, pto_tg_submit(self->q, es, 3, &first, NULL));
+	/* Nothing completes before the gate opens: the third still waits. */
+	ASSERT_EQ(0, pto_queue_doorbell(self->q, 0, 0, &consumed, &id));
+	EXPECT_EQ(0U, consumed);
+	*flag = 1;
 	n = pto_tg_reap(self->q, cqes, 8, 2, RUN_TIMEOUT);
 	ASSERT_EQ(2, n) TH_LOG("reap: %s", strerror(-n));
 	ASSERT_NE(NULL, pto_tg_find_final(cqes, n, first));
-	EXPECT_EQ(PTO_STATUS_OK, pto_tg_find_final(cqes, n, first)->info.status);
+	EXPECT_EQ(PTO_STATUS_GM_FAULT, pto_tg_find_final(cqes, n, first)->info.status);
 	ASSERT_NE(NULL, pto_tg_find_final(cqes, n, first + 1));
-	EXPECT_EQ(PTO_STATUS_SKIPPED, pto_tg_find_final(cqes, n, first + 1)->info.status);
+	EXPECT_EQ(PTO_STATUS_DEP_FAILED,
+		  pto_tg_find_final(cqes, n, first + 1)->info.status);
 	ASSERT_EQ(0, pto_queue_doorbell(self->q, 0, 0, &consumed, &id));
 	EXPECT_EQ(1U, consumed);
 	EXPECT_EQ(first + 2, id);
@@ -310,6 +345,8 @@ TEST_F(gh, launch_waits_in_the_sq_until_its_units_fit)
 	EXPECT_EQ(PTO_STATUS_SKIPPED, pto_tg_find_final(cqes, n, first + 2)->info.status);
 	EXPECT_EQ(PTO_TG_SENTINEL, self->out[0]) TH_LOG("a predicated-off node ran");
 	EXPECT_EQ(0, pto_tg_destroy(self->fd, graph));
+	munmap((void *)flag, 4096);
+	pto_test_gem_close(self->fd, hflag);
 	pto_test_gem_close(self->fd, hp);
 }
 

@@ -158,4 +158,87 @@ TEST_F_TIMEOUT(cap, writer_after_the_cap_of_readers_runs, 300)
 	}
 }
 
+/* kmod/pto_infer.h: PTO_INFER_IDLE_MAX, the empty trees a context keeps. */
+#define IDLE_MAX 64
+#define QUEUES_DEBUGFS "/sys/kernel/debug/accel/pto_npu.0/queues"
+/* Refused writers, each naming fresh buffers before the crowded one. */
+#define REFUSALS 12U
+/* Tensor arguments of one task (&pto_limits.max_tensor_args). */
+#define TARGS 16
+
+/* The most idle trees any context keeps (debugfs), or -1 without it. */
+static int max_idle_trees(void)
+{
+	FILE *f = fopen(QUEUES_DEBUGFS, "r");
+	char line[512];
+	int most = -1;
+
+	while (f && fgets(line, sizeof(line), f)) {
+		const char *at = strstr(line, "idle_trees=");
+
+		if (at && atoi(at + strlen("idle_trees=")) > most)
+			most = atoi(at + strlen("idle_trees="));
+	}
+	if (f)
+		fclose(f);
+	return most;
+}
+
+/*
+ * A writer of 15 buffers no task uses, then the crowded one: its trees
+ * for the 15 are taken before the crowded one refuses it.
+ */
+static void push_wide_writer(struct __test_metadata *_metadata,
+			     FIXTURE_DATA(cap) *self, const uint32_t *fresh)
+{
+	struct drm_pto_npu_tensor_arg ta[TARGS];
+	const int64_t spin[2] = { 1, 1 };
+	struct pto_test_sqe e;
+	uint32_t i, last = TARGS - 1;
+	size_t bytes;
+
+	for (i = 0; i < last; i++) {
+		ta[i] = pto_test_targ(fresh[i], PTO_ISA_I32, 0, 1, 16);
+		ta[i].flags = OUT;
+	}
+	ta[last] = pto_test_targ(self->buf, PTO_ISA_I32, 0, 1, 16);
+	ta[last].flags = OUT;
+	bytes = pto_test_sqe_init(&e, pto_kernel_handle(self->k), 0, 1, ta,
+				  last + 1, spin, 2, NULL, 0);
+	ASSERT_EQ(0, pto_queue_push_raw(self->q, &e, bytes));
+}
+
+/*
+ * Issue #46, item 5: each refusal used to leave the trees it took on the
+ * idle list, past its bound: REFUSALS x 15 of them here.
+ */
+TEST_F_TIMEOUT(cap, refused_writers_leave_the_idle_trees_bounded, 300)
+{
+	uint64_t first = submit(_metadata, self, CAP + 1, GATE_FOREVER), id = 0;
+	uint32_t fresh[REFUSALS][TARGS - 1];
+	int fd = pto_device_fd(self->dev), got;
+	uint32_t i, j, consumed = 0;
+
+	if (max_idle_trees() < 0)
+		SKIP(return, "no %s (debugfs not mounted)", QUEUES_DEBUGFS);
+	for (i = 0; i < REFUSALS; i++) {
+		for (j = 0; j < TARGS - 1; j++)
+			ASSERT_EQ(0, pto_test_bo_create(fd, 4096, &fresh[i][j], NULL));
+		push_wide_writer(_metadata, self, fresh[i]);
+	}
+	ASSERT_EQ(0, pto_queue_doorbell(self->q, 0, 0, &consumed, &id));
+	EXPECT_EQ(REFUSALS, consumed);
+	got = pto_test_reap_lasts(self->q, self->cqes, CAP + 16, REFUSALS + 1,
+				  RUN_TIMEOUT);
+	ASSERT_LE((int)REFUSALS + 1, got);
+	for (i = 0; i <= REFUSALS; i++) {
+		const struct pto_cqe *w = pto_test_find_last(self->cqes, got,
+							      i ? id + i - 1 : first + CAP + 2);
+
+		ASSERT_NE(NULL, w) TH_LOG("writer %u", i);
+		EXPECT_EQ(PTO_REASON_INFERRED_DEPS, w->info.reason);
+	}
+	EXPECT_GE(IDLE_MAX, max_idle_trees());
+}
+
 TEST_HARNESS_MAIN
