@@ -539,6 +539,8 @@ static void launch_refused(struct __test_metadata *_metadata,
 	if (detail != ANY)
 		EXPECT_EQ(detail, c->info.detail);
 	EXPECT_FALSE(!!(c->info.flags & PTO_BLOCK_RAN));
+	/* uapi.rst: every refusal of a launch is a graph CQE. */
+	EXPECT_TRUE(!!(c->info.flags & DRM_PTO_NPU_CQE_F_GRAPH));
 	EXPECT_EQ(0, pto_tg_mismatches(self->in, self->out, UNTOUCHED)) TH_LOG("it ran");
 	ASSERT_NE(NULL, c = pto_test_find_last(cqes, n, first + 1));
 	EXPECT_EQ(PTO_STATUS_OK, c->info.status);
@@ -657,6 +659,25 @@ TEST_F(rf, launch_block_num_split_slot_num)
 	launch_refused(_metadata, self, &e, DRM_PTO_NPU_REASON_GRAPH, 3);
 	good(self, &e)->hdr.slot_num = 1;
 	launch_refused(_metadata, self, &e, DRM_PTO_NPU_REASON_GRAPH, 3);
+}
+
+/*
+ * The checks every entry passes before it is parsed (issue #46, item 7):
+ * block_num 0 or past its cap, the slots and the counts; a graph CQE each.
+ */
+TEST_F(rf, launch_refused_by_the_entry_checks)
+{
+	struct pto_test_sqe e;
+
+	good(self, &e)->hdr.block_num = 0;
+	launch_refused(_metadata, self, &e, DRM_PTO_NPU_REASON_BLOCK_NUM, 0);
+	/* Past any cap (&pto_limits.max_block_num), not a BLOCKS_ALL_* value. */
+	good(self, &e)->hdr.block_num = 1u << 20;
+	launch_refused(_metadata, self, &e, DRM_PTO_NPU_REASON_BLOCK_NUM, 1u << 20);
+	good(self, &e)->hdr.num_tensors = 3;
+	launch_refused(_metadata, self, &e, DRM_PTO_NPU_REASON_SLOTS, ANY);
+	good(self, &e)->hdr.num_deps = 33;
+	launch_refused(_metadata, self, &e, DRM_PTO_NPU_REASON_COUNTS, ANY);
 }
 
 TEST_F(rf, launch_sync_start_or_early_resolve)

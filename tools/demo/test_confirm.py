@@ -12,6 +12,7 @@ status by default (make demo) and show as a TAP TODO under --tap (make
 check). Mutations today's trace cannot show are listed as TODO lines that
 do not count against the run. Plain python3; exits non-zero on a failure.
 """
+import glob
 import json
 import os
 import subprocess
@@ -642,6 +643,25 @@ def main():
         r = tap(good, '--tap')
         check('--tap: every row ok on the good runs',
               r.returncode == 0 and 'not ok' not in r.stdout, r.stdout[-2000:] + r.stderr)
+
+        # --skip python (make check, the debug kernel): no Python example
+        # ran, its row is a SKIP; without --skip the same run fails.
+        nopy = os.path.join(top, 'nopy')
+        subprocess.run(['cp', '-r', good, nopy], check=True)
+        for f in glob.glob(os.path.join(nopy, 'py_*')):
+            os.remove(f)
+        with open(os.path.join(nopy, 'examples.txt'), 'w') as f:
+            f.writelines('%s 0\n' % e for e in EXAMPLES if not e.startswith('py_'))
+        r = tap(nopy, '--skip', 'python')
+        check('--skip python: the run without the Python example passes',
+              r.returncode == 0, r.stdout[-2000:] + r.stderr)
+        r = tap(nopy, '--tap', '--skip', 'python')
+        check('--skip python --tap: one SKIP, nothing not ok',
+              r.stdout.count('# SKIP') == 1 and 'not ok' not in r.stdout,
+              r.stdout[-2000:] + r.stderr)
+        r = tap(nopy)
+        check('the run without the Python example fails without --skip',
+              r.returncode != 0, r.stdout[-2000:])
 
         dirs = {}
         for k, (name, fname, make, want) in enumerate(MUTATIONS):

@@ -54,6 +54,7 @@ py_example() {
 		return
 	fi
 	echo "== py_runtime_overhead"
+	read -r t0 _ </proc/uptime
 	rm -rf /host/tmp/pyout && mkdir -p /host/tmp/pyout
 	chroot /host /usr/bin/env -i PATH=/usr/bin:/bin HOME=/tmp \
 		PYTHONPATH="$PTO_HOST_REPO/python" \
@@ -62,6 +63,8 @@ py_example() {
 		/usr/bin/python3 "$PTO_HOST_REPO/examples/python/runtime_overhead.py" \
 		--mode spmd,predicate,early_resolve
 	rc=$?
+	read -r t1 _ </proc/uptime
+	echo "== py_runtime_overhead rc=$rc $(echo "$t0 $t1" | awk '{ printf "%.1f", $2 - $1 }') s"
 	echo "py_runtime_overhead $rc" >>"$1/examples.txt"
 	[ $rc = 0 ] || fails=$((fails + 1))
 	cp -r /host/tmp/pyout/. "$1/"
@@ -81,12 +84,16 @@ while [ "$r" -le "$reps" ]; do
 		name=$(basename "$ex")
 		wanted "$name" || continue
 		echo "== $name"
+		read -r t0 _ </proc/uptime
 		(cd "$dir" && PTO_TRACE_DIR=$dir PTO_TRACE_FORMAT=simpler "$ex")
 		rc=$?
+		read -r t1 _ </proc/uptime
+		echo "== $name rc=$rc $(echo "$t0 $t1" | awk '{ printf "%.1f", $2 - $1 }') s"
 		echo "$name $rc" >>"$dir/examples.txt"
 		[ $rc = 0 ] || fails=$((fails + 1))
 	done
-	if wanted py_runtime_overhead; then
+	# PTO_DEMO_NO_PY: not on this kernel (tools/vm/check.sh: the debug one).
+	if wanted py_runtime_overhead && [ -z "${PTO_DEMO_NO_PY:-}" ]; then
 		py_example "$dir"
 	fi
 	for f in "$dir"/*.json "$dir/examples.txt"; do

@@ -28,9 +28,9 @@ SPLAT = re.compile(
     r'sleeping function called from invalid context|Call Trace:)')
 
 # Suites of kind "vm" that a name in --expect-kselftests may ask for: the
-# pto-bench smoke run and the python tests (tools/vm/init.sh, bench_suite,
-# python_suite).
-VM_SUITES = ('bench', 'python')
+# pto-bench smoke run, the python tests and the examples (tools/vm/init.sh,
+# bench_suite, python_suite, examples_suite).
+VM_SUITES = ('bench', 'python', 'examples')
 
 
 def strip_console(line):
