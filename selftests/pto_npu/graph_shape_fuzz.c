@@ -123,9 +123,10 @@ FIXTURE_SETUP(gs)
 	self->k_add = pto_tg_build_add(self->dev, self->err, sizeof(self->err));
 	ASSERT_NE(NULL, self->k_add) TH_LOG("add kernel: %s", self->err);
 	for (i = 0; i < 2; i++) {
-		ASSERT_EQ(0, gsf_build_mix(self->dev, i, &self->k_aic[i],
-					   &self->k_aiv[i], self->err,
-					   sizeof(self->err)))
+		/* Split i (0: NONE, 1: UP_DOWN), the AIV storing what it pops. */
+		ASSERT_EQ(0, pto_tg_build_mix_split(self->dev, i, 0, &self->k_aic[i],
+						    &self->k_aiv[i], self->err,
+						    sizeof(self->err)))
 			TH_LOG("mixed kernels, split %d: %s", i, self->err);
 		self->g.kaic[i] = pto_kernel_handle(self->k_aic[i]);
 		self->g.kaiv[i] = pto_kernel_handle(self->k_aiv[i]);

@@ -90,9 +90,6 @@ struct pto_kernel *gsf_build_empty(struct pto_device *dev, char *err,
  * *@end is that page. 0 or -errno.
  */
 int gsf_guard_map(size_t bytes, uint8_t **end);
-/* The mixed pair for @split (0: NONE, 1: UP_DOWN; the AIV's half tile). */
-int gsf_build_mix(struct pto_device *dev, int split, struct pto_kernel **aic,
-		  struct pto_kernel **aiv, char *err, size_t len);
 
 /*
  * A random graph into @g: 1 to maxn nodes, edges of random fan-in up to

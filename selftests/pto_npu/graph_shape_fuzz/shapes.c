@@ -85,33 +85,6 @@ void gsf_shuffle(struct gsf_graph *g, uint32_t from, uint32_t n)
 	}
 }
 
-int gsf_build_mix(struct pto_device *dev, int split, struct pto_kernel **aic,
-		  struct pto_kernel **aiv, char *err, size_t len)
-{
-	struct pto_kb *kb;
-	int t;
-
-	*aiv = NULL;
-	if (pto_kb_new(dev, PTO_CORE_AIC, &kb))
-		return -ENOMEM;
-	t = pto_kb_tile(kb, PTO_DTYPE_I32, PTO_BUF_L1, ROWS, COLS);
-	pto_kb_ldi(kb, 0, 0);
-	pto_kb_tload(kb, t, 0, 0, 0);
-	pto_kb_push(kb, t);
-	pto_kb_end(kb);
-	*aic = pto_test_kb_finish(kb, err, len);
-	if (!*aic || pto_kb_new(dev, PTO_CORE_AIV, &kb))
-		return -EINVAL;
-	t = pto_kb_tile(kb, PTO_DTYPE_I32, PTO_BUF_UB, split ? ROWS / 2 : ROWS,
-			COLS);
-	pto_kb_ldi(kb, 0, 0);
-	pto_kb_pop(kb, t);
-	pto_kb_tstore(kb, t, 1, 0, 0);
-	pto_kb_end(kb);
-	*aiv = pto_test_kb_finish(kb, err, len);
-	return *aiv ? 0 : -EINVAL;
-}
-
 struct pto_kernel *gsf_build_empty(struct pto_device *dev, char *err,
 				   size_t len)
 {

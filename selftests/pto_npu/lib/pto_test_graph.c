@@ -310,6 +310,13 @@ struct pto_kernel *pto_tg_build_add(struct pto_device *dev, char *err,
 int pto_tg_build_mix(struct pto_device *dev, struct pto_kernel **aic,
 		     struct pto_kernel **aiv, char *err, size_t len)
 {
+	return pto_tg_build_mix_split(dev, 0, 1, aic, aiv, err, len);
+}
+
+int pto_tg_build_mix_split(struct pto_device *dev, int split, int add,
+			   struct pto_kernel **aic, struct pto_kernel **aiv,
+			   char *err, size_t len)
+{
 	struct pto_kb *kb;
 	int t;
 
@@ -324,10 +331,12 @@ int pto_tg_build_mix(struct pto_device *dev, struct pto_kernel **aic,
 	*aic = pto_test_kb_finish(kb, err, len);
 	if (!*aic || pto_kb_new(dev, PTO_CORE_AIV, &kb))
 		return -EINVAL;
-	t = pto_kb_tile(kb, PTO_DTYPE_I32, PTO_BUF_UB, ROWS, COLS);
+	t = pto_kb_tile(kb, PTO_DTYPE_I32, PTO_BUF_UB, split ? ROWS / 2 : ROWS,
+			COLS);
 	pto_kb_ldi(kb, 0, 0);
 	pto_kb_pop(kb, t);
-	pto_kb_tbinsi(kb, PTO_TBIN_ADD, t, t, 1);
+	if (add)
+		pto_kb_tbinsi(kb, PTO_TBIN_ADD, t, t, add);
 	pto_kb_tstore(kb, t, 1, 0, 0);
 	pto_kb_end(kb);
 	*aiv = pto_test_kb_finish(kb, err, len);

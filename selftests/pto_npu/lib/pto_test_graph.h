@@ -125,6 +125,13 @@ struct pto_kernel *pto_tg_build_add(struct pto_device *dev, char *err,
 /* A mixed pair: the AIC loads t0 and pushes it, the AIV pops, adds 1, stores t1. */
 int pto_tg_build_mix(struct pto_device *dev, struct pto_kernel **aic,
 		     struct pto_kernel **aiv, char *err, size_t len);
+/*
+ * The same pair for a split (@split: UP_DOWN, each AIV a half of the
+ * rows), the AIV adding @add (0: it stores what it pops).
+ */
+int pto_tg_build_mix_split(struct pto_device *dev, int split, int add,
+			   struct pto_kernel **aic, struct pto_kernel **aiv,
+			   char *err, size_t len);
 
 /*
  * The pipe graph (graph_replay.c): @n add nodes in a chain (named edges),
