@@ -166,6 +166,21 @@ def test_dead_arguments_drop_their_record():
         del a, b, o
 
 
+def test_device_tensor_given_other_storage_is_a_host_tensor():
+    x, y = ints(23), ints(24)
+    dx, dy = pl.to_device(x), pl.to_device(y)
+    dout = pl.to_device(torch.zeros(N * R, C))
+    axpy(dx, dy, dout)
+    key = tuple(map(id, (dx, dy, dout)))
+    assert key in axpy._hits
+    # Its GM goes with its old storage: the record binding it goes first.
+    dout.set_(torch.zeros(N * R, C))
+    gc.collect()
+    assert key not in axpy._hits and not pl.is_device(dout)
+    axpy(dx, dy, dout)
+    assert torch.equal(dout, x * 2.0 + y)
+
+
 def test_records_are_bounded():
     x, y = ints(15), ints(16)
     keep = []

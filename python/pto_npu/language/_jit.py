@@ -299,7 +299,8 @@ class _Hit:
 
     Kept under the arguments' id()s while every one of them lives: each is
     watched by a weak reference whose callback drops the record when the
-    object dies, before its id can be another object's. shapes: the
+    object dies, before its id can be another object's (and so is a device
+    argument's registered view, whose death frees the GM bound). shapes: the
     (index, shape, dtype) the full path saw on arguments whose shape and
     dtype can be assigned in place (numpy arrays), checked each call; a
     device torch tensor's registered view cannot change. torch: the host
@@ -322,7 +323,12 @@ class _Hit:
         def gone(_r, hits=hits, key=key, me=me):
             if hits.get(key) is me() is not None:
                 del hits[key]
-        self.refs = tuple(weakref.ref(a, gone) for a in args)
+        # A device argument's registered view too: its GM is freed with it
+        # (a torch tensor given other storage in place, set_()), and the
+        # record, which binds that GM, goes first.
+        self.refs = tuple(weakref.ref(a, gone) for a in args) + \
+            tuple(weakref.ref(h[1], gone) for h in hosts
+                  if h[2] is not None and h[1] is not h[0])
         self.torch = tuple((i, h[1].shape, h[1].dtype)
                            for i, h in enumerate(hosts)
                            if h[2] is None and h[1] is not h[0])
