@@ -22,5 +22,9 @@ def test_row20_quick():
     assert row["row"] == "20" and row["status"] == "ok"
     assert row["a"]["median"] > 0 and row["b"]["median"] > 0
     assert row["ratio"]["median"] > 0 and row["target"]["value"] == 1.5
-    assert row["breakdown"]["first_call_ms"] > 0
+    bd = row["breakdown"]
+    assert bd["first_call_ms"] >= bd["trace_compile_ms"] > 0
+    assert bd["host_c_us"] > 0 and bd["host_same_work_ratio"] > 0
+    assert bd["full_path_us"] > 0 and bd["full_path_ratio"] > 0
+    assert bd["front_end_us"] > bd["null_launch_call_us"] > 0
     assert row["breakdown"]["host_call_us"] > row["breakdown"]["copies_alone_us"] > 0

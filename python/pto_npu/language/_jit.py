@@ -11,6 +11,13 @@ recording once (pto_graph_replay: one SQ entry) and copies the written
 tensors back into the caller's arrays. An argument already in device GM
 (pl.to_device, pl.device_empty) is bound to its parameter at the launch
 instead, and is neither copied in nor back.
+
+A call with the same argument objects as an earlier one (and no config
+writing profiles) takes the hit path (_Hit): what the full path derived from them (the
+signature's plan, the launch's bindings, which arguments are copied) is
+kept, and the call only checks that each object is still the same live
+object of the same shape and dtype, copies what it must and makes the one
+pto_graph_replay() call.
 """
 
 import ctypes
@@ -18,6 +25,7 @@ import functools
 import inspect
 import os
 import threading
+import weakref
 
 import numpy as np
 
@@ -233,15 +241,19 @@ class _Plan:
             self._named = name
         rc = lib.pto_graph_replay(self.graph, self.exec, q, arr, None, 0)
         if rc < 0:
-            buf = ctypes.create_string_buffer(512)
-            lib.pto_graph_first_error(self.graph, buf, len(buf))
-            raise DeviceError("%s on pto_npu: %s" % (self.fn.__name__,
-                                                     buf.value.decode()
-                                                     or "launch"), rc)
+            self.failed(rc)
         for i in copy_back:
             np.copyto(hosts[i][1], views[i])
         if config is not None:
             config.write_outputs(self)
+
+    def failed(self, rc):
+        """Raise the error of a launch that returned rc."""
+        buf = ctypes.create_string_buffer(512)
+        _libpto.lib().pto_graph_first_error(self.graph, buf, len(buf))
+        raise DeviceError("%s on pto_npu: %s" % (self.fn.__name__,
+                                                 buf.value.decode()
+                                                 or "launch"), rc)
 
     def statuses(self):
         """Each task's status name after the last call."""
@@ -282,6 +294,85 @@ class _Plan:
         self.tensors = []
 
 
+class _Hit:
+    """What a call with these very argument objects derived from them.
+
+    Kept under the arguments' id()s while every one of them lives: each is
+    watched by a weak reference whose callback drops the record when the
+    object dies, before its id can be another object's (and so is a device
+    argument's registered view, whose death frees the GM bound). shapes: the
+    (index, shape, dtype) the full path saw on arguments whose shape and
+    dtype can be assigned in place (numpy arrays), checked each call; a
+    device torch tensor's registered view cannot change. torch: the host
+    torch tensors, whose numpy view is taken again each call (a tensor's
+    storage can change in place: set_(), resize_()), with the shape and
+    dtype seen. twice: device arguments passed twice, copied from their
+    registered view. copy_in / copy_back: (index, device view) pairs.
+    launch: pto_graph_replay()'s arguments. fast: nothing to check or copy.
+    ret: the index of the parameter returned, else -1 (the full form).
+    Nothing here refers to an argument strongly.
+    """
+
+    __slots__ = ("refs", "shapes", "torch", "twice", "copy_in", "copy_back",
+                 "plan", "replay", "launch", "fast", "ret", "__weakref__")
+
+    def __init__(self, plan, args, hosts, io, queue, hits, key):
+        arr, copy_in, copy_back = io
+        me = weakref.ref(self)
+
+        def gone(_r, hits=hits, key=key, me=me):
+            if hits.get(key) is me() is not None:
+                del hits[key]
+        # A device argument's registered view too: its GM is freed with it
+        # (a torch tensor given other storage in place, set_()), and the
+        # record, which binds that GM, goes first.
+        self.refs = tuple(weakref.ref(a, gone) for a in args) + \
+            tuple(weakref.ref(h[1], gone) for h in hosts
+                  if h[2] is not None and h[1] is not h[0])
+        self.torch = tuple((i, h[1].shape, h[1].dtype)
+                           for i, h in enumerate(hosts)
+                           if h[2] is None and h[1] is not h[0])
+        self.shapes = tuple((i, h[1].shape, h[1].dtype)
+                            for i, h in enumerate(hosts) if h[1] is h[0])
+        self.twice = tuple(i for i, h in enumerate(hosts)
+                           if h[2] is not None and h[1] is not h[0] and
+                           (i in copy_in or i in copy_back))
+        self.copy_in = tuple((i, plan.views[i]) for i in copy_in)
+        self.copy_back = tuple((i, plan.views[i]) for i in copy_back)
+        self.plan = plan
+        self.replay = _libpto.lib().pto_graph_replay
+        self.launch = (plan.graph, plan.exec, queue, arr, None, 0)
+        self.fast = not (self.shapes or self.copy_in or self.copy_back)
+        self.ret = plan.ret.index if isinstance(plan.ret, TensorArg) else -1
+
+    def sources(self, args, params):
+        """Each argument's host view for the copies, None if one of them
+        is not what it was (its shape, its dtype)."""
+        for i, shape, dtype in self.shapes:
+            a = args[i]
+            if a.shape != shape or a.dtype != dtype:
+                return None
+        src = list(args)
+        for i, shape, dtype in self.torch:
+            a = args[i]
+            if a.device.type != "cpu":
+                raise TypeError("%s: a CPU torch tensor, not one on %s"
+                                % (params[i], a.device))
+            h = a.detach().numpy()
+            if h.shape != shape or h.dtype != dtype:
+                return None
+            src[i] = h
+        for i in self.twice:
+            src[i] = _resident.lookup(args[i])[0]
+        return src
+
+
+# Hit records kept per function: argument sets used in turn (a model's
+# layers calling one function with their own tensors) each keep theirs.
+_HITS_MAX = 16
+_MISS = object()
+
+
 class JitFunction:
     """A @pl.jit function: call it with torch tensors or numpy arrays."""
 
@@ -302,6 +393,8 @@ class JitFunction:
         self.cache = {}
         self.traces = 0
         self._last = None
+        # id()s of a call's arguments -> _Hit (calls without a config).
+        self._hits = {}
         # The graph's name in traces (<name>.trace.json under PTO_TRACE_DIR).
         self.trace_name = fn.__name__
 
@@ -337,14 +430,64 @@ class JitFunction:
         return plan
 
     def __call__(self, *args, config=None):
+        # A config writing no profiles (the guide's config=CFG) runs as none.
         if config is not None:
             config.check()
+            if not (config.enable_l2_swimlane or config.enable_dep_gen):
+                config = None
+        if config is None:
+            hit = self._hits.get(tuple(map(id, args)))
+            if hit is not None:
+                plan = hit.plan
+                if hit.fast and plan._named is self.trace_name:
+                    # Device arguments only: the one launch.
+                    rc = hit.replay(*hit.launch)
+                    if rc < 0:
+                        plan.failed(rc)
+                    self._last = plan
+                    return args[hit.ret] if hit.ret >= 0 else \
+                        self._returned(plan, args)
+                ret = self._run_hit(hit, args)
+                if ret is not _MISS:
+                    return ret
         hosts = self._hosts(args)
         plan = self._plan(hosts)
         plan.name = self.trace_name
         plan.run(hosts, config)
         self._last = plan
+        if config is None:
+            self._keep_hit(plan, args, hosts)
         return self._returned(plan, args)
+
+    def _keep_hit(self, plan, args, hosts):
+        hits = self._hits
+        if len(hits) >= _HITS_MAX:
+            hits.clear()
+        key = tuple(map(id, args))
+        hits[key] = _Hit(plan, args, hosts, plan._last_io, _queue(False),
+                         hits, key)
+
+    def _run_hit(self, hit, args):
+        """A call on a hit: the copies in, one replay, the copies back."""
+        plan = hit.plan
+        src = hit.sources(args, self.params)
+        if src is None:
+            del self._hits[tuple(map(id, args))]
+            return _MISS
+        for i, v in hit.copy_in:
+            v[...] = src[i]
+        name = self.trace_name
+        if plan._named != name:
+            _libpto.lib().pto_graph_set_name(plan.graph, name.encode())
+            plan._named = name
+        plan.name = name
+        rc = hit.replay(*hit.launch)
+        if rc < 0:
+            plan.failed(rc)
+        for i, v in hit.copy_back:
+            np.copyto(src[i], v)
+        self._last = plan
+        return args[hit.ret] if hit.ret >= 0 else self._returned(plan, args)
 
     def _returned(self, plan, args):
         def one(v):
@@ -376,6 +519,7 @@ class JitFunction:
 
     def clear(self):
         """Drop every compiled signature and its device objects."""
+        self._hits.clear()
         for p in self.cache.values():
             p.free()
         self.cache.clear()

@@ -83,11 +83,16 @@ def to_device(x):
 
 
 def lookup(obj):
-    """(numpy view, device Tensor) of an object made here, else None."""
+    """(numpy view, device Tensor) of an object made here, else None (also
+    when its GM is gone: a torch tensor given other storage in place,
+    set_(), is a host tensor from then on)."""
     ent = _by_id.get(id(obj))
     if ent is None or ent[0]() is not obj:
         return None
-    return ent[1](), ent[2]
+    view = ent[1]()
+    if view is None:
+        return None
+    return view, ent[2]
 
 
 def is_device(obj):
