@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-License-Identifier: MIT
 """The guide's "Runtime Overhead" page, run on pto_npu from Python.
 
     python3 examples/python/runtime_overhead.py --mode MODE [--trace-dir DIR]

@@ -1,4 +1,4 @@
-# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-License-Identifier: MIT
 """pto_npu: Python over libpto (ctypes; pure Python, nothing to build).
 
 The device layer (pto_npu.device) is the binding the language front end

@@ -1,4 +1,4 @@
-# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-License-Identifier: MIT
 """ctypes declarations of libpto's C API (libpto/include/pto/pto.h).
 
 libpto.so is found through $PTO_LIBPTO (a path), else the loader's search

@@ -1,4 +1,4 @@
-# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-License-Identifier: MIT
 """A pto_npu device and its GM tensors, as Python objects over libpto."""
 
 import ctypes

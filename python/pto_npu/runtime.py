@@ -1,4 +1,4 @@
-# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-License-Identifier: MIT
 """pto_npu.runtime.RunConfig: how a @pl.jit call runs and what it writes."""
 
 import os

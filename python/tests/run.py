@@ -1,4 +1,4 @@
-# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-License-Identifier: MIT
 """python/tests under pytest, reported as TAP (tools/vm/init.sh python_suite).
 
 Run from the checkout: PYTHONPATH=python PTO_LIBPTO=<build>/lib/libpto.so

@@ -1,4 +1,4 @@
-# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-License-Identifier: MIT
 """make bench's row 20 (tools/bench/py_call.py) once, quick: it runs and
 emits a well-formed row (make check runs every bench row once)."""
 

@@ -1,4 +1,4 @@
-# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-License-Identifier: MIT
 """The device layer of pto_npu against the device (runs in the VM)."""
 
 import errno

@@ -1,4 +1,4 @@
-# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-License-Identifier: MIT
 """The guide's code blocks (../shared/seed/runtime-overhead.txt), as the guide
 prints them: only the import lines changed and __PLATFORM__ filled in. Its
 module-level code is here at module level; its checking loops run as the

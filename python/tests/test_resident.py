@@ -1,4 +1,4 @@
-# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-License-Identifier: MIT
 """Arguments in device GM (pl.to_device, pl.device_empty): a @pl.jit call
 binds them at the launch and copies nothing; anything else is copied."""
 

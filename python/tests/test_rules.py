@@ -1,4 +1,4 @@
-# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-License-Identifier: MIT
 """The guide's compile-time rules: each is a CompileError at trace time, in
 the guide's words, naming the user's file and line (marked "# <- here")."""
 

@@ -1,4 +1,4 @@
-# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-License-Identifier: MIT
 """RunConfig's profiles: <work_dir>/dfx_outputs/ gets the swimlane, the
 simpler-format profile directory and deps.json of the last call."""
 

@@ -1,4 +1,4 @@
-# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-License-Identifier: MIT
 """pl.submit and pl.spmd_submit (PyPTO's surface: out, tid = ...), with
 deps=, predicate=, allow_early_resolve= and sync_start=, on the device."""
 

@@ -1,4 +1,4 @@
-# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-License-Identifier: MIT
 """pto-bench row 20: a @pl.jit call on a cache hit against the C launch of
 the same recorded graph, in one run (tools/vm/init.sh runs it in the bench
 VM under the host's python3, after pto-bench's pass 1).

@@ -1,4 +1,4 @@
-# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-License-Identifier: MIT
 """pto_npu.language, imported as pl: the guide's Python on the device.
 
     import pto_npu.language as pl

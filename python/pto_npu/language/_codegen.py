@@ -1,4 +1,4 @@
-# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-License-Identifier: MIT
 """Code generation: one traced Task into the device's kernels (pto_kb_*).
 
 A task's vector ops become an AIV kernel, its matmuls an AIC kernel; a

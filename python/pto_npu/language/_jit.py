@@ -1,4 +1,4 @@
-# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-License-Identifier: MIT
 """@pl.jit: trace once per argument signature, record, replay per call.
 
 The first call with a signature (shapes, dtypes, which parameters are

@@ -1,4 +1,4 @@
-# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-License-Identifier: MIT
 """The language's operations: tile ops and the scopes that make tasks."""
 
 import enum

@@ -1,4 +1,4 @@
-# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-License-Identifier: MIT
 """Tensors that live in device GM: pl.to_device() and pl.device_empty().
 
 A @pl.jit call copies a host argument into the device tensor of its

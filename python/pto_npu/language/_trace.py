@@ -1,4 +1,4 @@
-# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-License-Identifier: MIT
 """What tracing a @pl.jit function records: tasks, tiles and index expressions.
 
 The function runs once per argument signature with a TensorArg in place of

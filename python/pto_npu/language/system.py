@@ -1,4 +1,4 @@
-# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-License-Identifier: MIT
 """pl.system: in-kernel barriers, GM coherence and the device's grid sizes."""
 
 import enum
