@@ -77,6 +77,7 @@ static void pto_graph_free(struct pto_graph *g)
 	kvfree(g->bind);
 	kvfree(g->targs);
 	kvfree(g->scalars);
+	kvfree(g->acc);
 	kfree(g);
 }
 
@@ -394,6 +395,8 @@ static int pto_graph_bind_one(struct pto_gbuild *b, u32 i, u32 *tused,
 		return pto_graph_refuse(b, i, DRM_PTO_NPU_REASON_BINDING, 2);
 	p->layout = *arg;
 	p->dir |= arg->flags;
+	if (!arg->flags)
+		p->acc |= pto_gnode_acc(&g->nodes[bd->node], bd->arg);
 	*tused |= BIT(bd->param);
 	return 0;
 }
@@ -445,6 +448,8 @@ static int pto_graph_build(struct pto_gbuild *b)
 		ret = pto_graph_edges(b);
 	if (!ret)
 		ret = pto_graph_bindings(b);
+	if (!ret)
+		ret = pto_graph_accesses(b->g);
 	return ret;
 }
 

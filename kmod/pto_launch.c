@@ -148,6 +148,27 @@ static void pto_launch_free_nodes(struct pto_launch *la, u32 n)
 	}
 }
 
+/*
+ * The launch's access records: its bound tensors', then one per merged
+ * access of a recorded buffer it enters (pto_graph_infer.c), in place of
+ * the records allocated with the task. Filled by pto_infer_prepare().
+ */
+static int pto_launch_recs(struct pto_task *t, struct pto_launch *la)
+{
+	const struct pto_graph *g = la->g;
+	u32 n = t->sanitized ? g->nacc : g->nacc_dir;
+
+	if (!n)
+		return 0;
+	la->recs = kvcalloc(t->num_tensors + n, sizeof(*la->recs),
+			    GFP_KERNEL_ACCOUNT);
+	if (!la->recs)
+		return -ENOMEM;
+	la->nrecs = t->num_tensors + n;
+	t->irecs = la->recs;
+	return 0;
+}
+
 /* One task per node, counted against the context's tasks and units in flight. */
 static int pto_launch_make_nodes(struct pto_task *t, struct pto_graph *g)
 {
@@ -160,10 +181,18 @@ static int pto_launch_make_nodes(struct pto_task *t, struct pto_graph *g)
 	la->nnodes = g->nnodes;
 	la->g = g;
 	la->launch = t;
+	if (pto_launch_recs(t, la)) {
+		kfree(la);
+		return -ENOMEM;
+	}
 	for (i = 0; i < g->nnodes; i++) {
 		la->nodes[i] = pto_launch_node(t, la, i);
 		if (!la->nodes[i]) {
 			pto_launch_free_nodes(la, i);
+			/* Never entered: the launch fails with no records. */
+			if (la->recs)
+				t->irecs = NULL;
+			kvfree(la->recs);
 			kfree(la);
 			return -ENOMEM;
 		}
@@ -351,6 +380,7 @@ void pto_launch_free(struct pto_task *t)
 	if (!la->expanded)
 		pto_launch_free_nodes(la, la->nnodes);
 	pto_graph_put(la->g);
+	kvfree(la->recs);
 	kfree(la);
 	t->launch = NULL;
 }
