@@ -439,6 +439,7 @@ static int pto_graph_bindings(struct pto_gbuild *b)
 
 static int pto_graph_build(struct pto_gbuild *b)
 {
+	u32 bad = 0;
 	int ret;
 
 	ret = pto_graph_copy_in(b);
@@ -450,6 +451,11 @@ static int pto_graph_build(struct pto_gbuild *b)
 		ret = pto_graph_bindings(b);
 	if (!ret)
 		ret = pto_graph_accesses(b->g);
+	if (!ret)
+		ret = pto_graph_infer(b->g, &bad);
+	if (ret == -E2BIG)
+		ret = pto_graph_refuse(b, bad, DRM_PTO_NPU_REASON_GRAPH,
+				       DRM_PTO_NPU_GRAPH_INFERRED);
 	return ret;
 }
 

@@ -143,6 +143,10 @@ struct pto_gacc {
  * @targs: the nodes' tensor arguments, resolved (a reference to each
  *         buffer), grouped by node
  * @scalars: the nodes' scalar arguments, grouped by node
+ * @haz_node: the node of the first hazard GRAPH_CREATE found inside the
+ *            graph (RACE, PREDICATE: pto_graph_infer.c)
+ * @haz_count: the hazards it found
+ * @haz: the first one (@other_task set at each launch)
  * @acc: the merged accesses of recorded buffers, directed ones first
  * @nacc: records in @acc
  * @nacc_dir: directed ones among them (all a launch that does not
@@ -162,6 +166,9 @@ struct pto_graph {
 	struct drm_pto_npu_graph_binding *bind;
 	struct pto_targ *targs;
 	s64 *scalars;
+	u32 haz_node;
+	u32 haz_count;
+	struct drm_pto_npu_hazard haz;
 	struct pto_gacc *acc;
 	u32 nacc;
 	u32 nacc_dir;
@@ -180,6 +187,10 @@ struct pto_graph {
  * @nrecs: the launch's access records: its bound tensors', then one per
  *         &pto_graph.acc entered (&pto_task.irecs points to @recs)
  * @recs: the records, or NULL when the launch enters no recorded buffer
+ * @haz_node: the lowest node that met a hazard so far, or U32_MAX
+ *            (a sanitizing launch; sched lock)
+ * @haz_count: hazards its nodes met (sched lock)
+ * @haz: @haz_node's first hazard, its @node set (sched lock)
  * @nodes: the node tasks, allocated at intake; after expansion each frees
  *         itself, and the pointers are not used again
  */
@@ -192,6 +203,9 @@ struct pto_launch {
 	u32 fail_node;
 	u32 nrecs;
 	struct pto_infer_rec *recs;
+	u32 haz_node;
+	u32 haz_count;
+	struct drm_pto_npu_hazard haz;
 	struct pto_task *nodes[] __counted_by(nnodes);
 };
 
@@ -206,6 +220,7 @@ int pto_ioctl_graph_destroy(struct drm_device *drm, void *data,
 
 /* pto_graph_infer.c */
 int pto_graph_accesses(struct pto_graph *g);
+int pto_graph_infer(struct pto_graph *g, u32 *bad);
 u8 pto_gnode_acc(const struct pto_gnode *gn, u32 arg);
 
 /* pto_launch.c */

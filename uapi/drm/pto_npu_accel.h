@@ -1337,6 +1337,15 @@ enum drm_pto_npu_graph_detail {
 	 * be taken (uapi 8).
 	 */
 	DRM_PTO_NPU_GRAPH_UNITS = 4,
+	/**
+	 * @DRM_PTO_NPU_GRAPH_INFERRED: node @error_node's accesses overlap
+	 * earlier nodes' (directed, one of them writing) with no edge or
+	 * path between them, and the edges inferred for them would take its
+	 * fanin past &drm_pto_npu_limits.max_deps, or its inference would
+	 * look at more than four times DRM_PTO_NPU_MAX_INFERRED_DEPS earlier
+	 * accesses (uapi 9).
+	 */
+	DRM_PTO_NPU_GRAPH_INFERRED = 5,
 };
 
 /**
