@@ -78,6 +78,7 @@ static void pto_graph_free(struct pto_graph *g)
 	kvfree(g->targs);
 	kvfree(g->scalars);
 	kvfree(g->acc);
+	kvfree(g->preds);
 	kfree(g);
 }
 
@@ -451,6 +452,8 @@ static int pto_graph_build(struct pto_gbuild *b)
 		ret = pto_graph_bindings(b);
 	if (!ret)
 		ret = pto_graph_accesses(b->g);
+	if (!ret)
+		ret = pto_graph_preds(b->g);
 	if (!ret)
 		ret = pto_graph_infer(b->g, &bad);
 	if (ret == -E2BIG)

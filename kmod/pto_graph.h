@@ -127,6 +127,21 @@ struct pto_gacc {
 	bool directed;
 };
 
+/* &pto_gpred.param of an operand recorded, not bound. */
+#define PTO_GPRED_RECORDED U32_MAX
+
+/**
+ * struct pto_gpred - a predicated node: what a sanitizing launch checks at
+ *                    intake against the writers outside the graph
+ * @node: the node
+ * @param: the tensor parameter its operand is bound to, or
+ *         PTO_GPRED_RECORDED
+ */
+struct pto_gpred {
+	u32 node;
+	u32 param;
+};
+
 /**
  * struct pto_graph - a recorded task graph (GRAPH_CREATE)
  * @ref: the handle's reference and one per launch taken
@@ -147,6 +162,8 @@ struct pto_gacc {
  *            graph (RACE, PREDICATE: pto_graph_infer.c)
  * @haz_count: the hazards it found
  * @haz: the first one (@other_task set at each launch)
+ * @preds: its predicated nodes, in node order
+ * @npreds: entries in @preds
  * @acc: the merged accesses of recorded buffers, directed ones first
  * @nacc: records in @acc
  * @nacc_dir: directed ones among them (all a launch that does not
@@ -169,6 +186,8 @@ struct pto_graph {
 	u32 haz_node;
 	u32 haz_count;
 	struct drm_pto_npu_hazard haz;
+	struct pto_gpred *preds;
+	u32 npreds;
 	struct pto_gacc *acc;
 	u32 nacc;
 	u32 nacc_dir;
@@ -221,6 +240,7 @@ int pto_ioctl_graph_destroy(struct drm_device *drm, void *data,
 /* pto_graph_infer.c */
 int pto_graph_accesses(struct pto_graph *g);
 int pto_graph_infer(struct pto_graph *g, u32 *bad);
+int pto_graph_preds(struct pto_graph *g);
 u8 pto_gnode_acc(const struct pto_gnode *gn, u32 arg);
 
 /* pto_launch.c */

@@ -550,3 +550,38 @@ int pto_graph_infer(struct pto_graph *g, u32 *bad)
 	kfree(st);
 	return ret;
 }
+
+/**
+ * pto_graph_preds - list a graph's predicated nodes
+ * @g: the graph, its bindings built
+ *
+ * A sanitizing launch checks their operands at intake against the
+ * writers outside the graph (pto_infer.c), as an entry's predicate.
+ *
+ * Return: 0, or -ENOMEM.
+ */
+int pto_graph_preds(struct pto_graph *g)
+{
+	u32 i, n = 0;
+
+	for (i = 0; i < g->nnodes; i++)
+		n += !!(g->nodes[i].flags & DRM_PTO_NPU_TASK_F_PREDICATE);
+	if (!n)
+		return 0;
+	g->preds = kvmalloc_array(n, sizeof(*g->preds), GFP_KERNEL_ACCOUNT);
+	if (!g->preds)
+		return -ENOMEM;
+	for (i = 0; i < g->nnodes; i++) {
+		const struct pto_gnode *gn = &g->nodes[i];
+
+		if (!(gn->flags & DRM_PTO_NPU_TASK_F_PREDICATE))
+			continue;
+		g->preds[g->npreds++] = (struct pto_gpred){
+			.node = i,
+			.param = gn->tbound & BIT(gn->pred.tensor) ?
+				 pto_ginfer_param(g, i, gn->pred.tensor) :
+				 PTO_GPRED_RECORDED,
+		};
+	}
+	return 0;
+}

@@ -498,18 +498,20 @@ static void pto_infer_races(struct pto_task *task, struct pto_infer_rec *r,
 		}
 }
 
-/* PREDICATE: the operand's last writer in flight is not an ancestor. */
-static void pto_infer_predicate(struct pto_infer_ctx *ic, struct pto_task *task,
-				bool all_known)
+/*
+ * PREDICATE: the last writer in flight of predicate @p's operand (in view
+ * @ta) is not an ancestor of @task; @node is the launch's node it is of
+ * (one more than its index), 0 for the task's own.
+ */
+static void pto_infer_pred_check(struct pto_infer_ctx *ic, struct pto_task *task,
+				 const struct drm_pto_npu_predicate *p,
+				 const struct pto_targ *ta, u16 node,
+				 bool all_known)
 {
-	const struct drm_pto_npu_predicate *p = &task->pred;
-	const struct pto_targ *ta = &task->targs[p->tensor];
 	struct pto_infer_rec *o, *last = NULL;
 	struct pto_infer_buf *b;
 	u64 s;
 
-	if (!(task->flags & DRM_PTO_NPU_TASK_F_PREDICATE))
-		return;
 	b = pto_infer_buf_find(ic, ta->bo);
 	if (!b)
 		return;
@@ -520,7 +522,35 @@ static void pto_infer_predicate(struct pto_infer_ctx *ic, struct pto_task *task,
 			last = o;
 	if (last && all_known && last->task->path_mark != task->id)
 		pto_infer_report(task, DRM_PTO_NPU_HAZARD_PREDICATE, p->tensor,
-				 p->row * ta->cols + p->col, 0, last);
+				 p->row * ta->cols + p->col, node, last);
+}
+
+/*
+ * The task's predicate; a launch's, then its predicated nodes' against the
+ * writers outside the graph (inside, GRAPH_CREATE judged them).
+ */
+static void pto_infer_predicate(struct pto_infer_ctx *ic, struct pto_task *task,
+				bool all_known)
+{
+	const struct pto_graph *g;
+	u32 i;
+
+	if (task->flags & DRM_PTO_NPU_TASK_F_PREDICATE)
+		pto_infer_pred_check(ic, task, &task->pred,
+				     &task->targs[task->pred.tensor], 0, all_known);
+	if (task->graph != PTO_GRAPH_LAUNCH || !task->launch)
+		return;
+	g = task->launch->g;
+	for (i = 0; i < g->npreds; i++) {
+		const struct pto_gpred *gp = &g->preds[i];
+		const struct pto_gnode *gn = &g->nodes[gp->node];
+
+		pto_infer_pred_check(ic, task, &gn->pred,
+				     gp->param == PTO_GPRED_RECORDED ?
+				     &g->targs[gn->targ0 + gn->pred.tensor] :
+				     &task->targs[gp->param],
+				     gp->node + 1, all_known);
+	}
 }
 
 static u32 pto_infer_hazards(struct pto_infer_ctx *ic, struct pto_task *task)

@@ -179,9 +179,10 @@ static int pto_launch_recs(struct pto_task *t, struct pto_launch *la)
 	const struct pto_graph *g = la->g;
 	u32 n = t->sanitized ? g->nacc : g->nacc_dir;
 
-	if (!n)
+	/* Its nodes' predicates are checked with its records (sanitizing). */
+	if (!n && !(t->sanitized && g->npreds))
 		return 0;
-	la->recs = kvcalloc(t->num_tensors + n, sizeof(*la->recs),
+	la->recs = kvcalloc(max(t->num_tensors + n, 1U), sizeof(*la->recs),
 			    GFP_KERNEL_ACCOUNT);
 	if (!la->recs)
 		return -ENOMEM;

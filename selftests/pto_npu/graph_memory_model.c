@@ -18,8 +18,8 @@
  *    fanin cap, refused (GRAPH, INFERRED) past it;
  *  - on a sanitizing queue, each hazard kind met inside a replayed graph
  *    is reported on the launch's CQE as the same tasks, run as entries,
- *    report it: RACE (against an entry, and between nodes), PREDICATE
- *    (between nodes), STALE_READ and UNFENCED (inside a node), with the
+ *    report it: RACE and PREDICATE (against an entry, and between
+ *    nodes), STALE_READ and UNFENCED (inside a node), with the
  *    node named (uapi 9); directed nodes report nothing.
  *
  * Raw SQ entries and raw GRAPH_CREATE (lib/pto_test_graph.h), so the
@@ -845,6 +845,65 @@ TEST_F(gmm, directed_nodes_report_nothing)
 	EXPECT_EQ(0U, l->flags & DRM_PTO_NPU_CQE_F_HAZARD)
 		TH_LOG("kind %u node %u", h->kind, h->node);
 	expect_seq(_metadata, self->m[2], 704, 4);
+	EXPECT_EQ(0, pto_tg_destroy(self->fd, graph));
+	san_close(self->fd, &sq);
+}
+
+/*
+ * The PREDICATE case against an entry: A (slow, an entry) writes buffer 1
+ * without a direction, then B, predicated on buffer 1's element 1, as an
+ * entry and then as a launch's node (the operand recorded, not bound):
+ * the launch reports what B did, naming its node.
+ */
+TEST_F(gmm, predicate_against_an_entry_as_entries_and_replayed)
+{
+	const struct drm_pto_npu_predicate p = {
+		.tensor = 2, .op = PTO_CMP_GT, .row = 0, .col = 1, .literal = 0,
+	};
+	const struct drm_pto_npu_hazard *h;
+	const struct drm_pto_npu_cqe *l;
+	struct drm_pto_npu_hazard want;
+	struct pto_test_sqe ea, eb, e;
+	struct san_queue sq;
+	uint64_t first;
+	uint32_t graph;
+
+	ASSERT_EQ(0, san_open(self->fd, &sq));
+	fill(self->m[0], 100, N);
+	copy_entry(self, &ea, &(struct copy){
+		   .src = 0, .dst = 1, .n = 4, .add = 1, .spin = SLOW });
+	copy_pred_entry(self, &eb, &(struct copy){
+			.src = 0, .dst = 2, .n = 4 }, 1, &p);
+	san_push(&sq, &ea);
+	san_push(&sq, &eb);
+	first = san_ring(_metadata, self->fd, &sq, 2);
+	l = san_last(_metadata, self->fd, &sq, first + 1, &h, NULL, NULL);
+	ASSERT_NE(NULL, l);
+	ASSERT_NE(0U, l->flags & DRM_PTO_NPU_CQE_F_HAZARD);
+	EXPECT_EQ((uint32_t)DRM_PTO_NPU_HAZARD_PREDICATE, h->kind);
+	want = *h;
+	ASSERT_NE(NULL, san_last(_metadata, self->fd, &sq, first, &h, NULL, NULL));
+	memset(self->g, 0, sizeof(*self->g));
+	pto_gb_node(self->g, &eb);
+	graph = create(_metadata, self);
+	ASSERT_NE(0U, graph);
+	pto_tg_launch_init(&e, graph, NULL, 0, NULL, 0, NULL, 0, NULL);
+	san_push(&sq, &ea);
+	san_push(&sq, &e);
+	first = san_ring(_metadata, self->fd, &sq, 2);
+	l = san_last(_metadata, self->fd, &sq, first + 1, &h, NULL, NULL);
+	ASSERT_NE(NULL, l);
+	EXPECT_NE(0U, l->flags & DRM_PTO_NPU_CQE_F_GRAPH);
+	ASSERT_NE(0U, l->flags & DRM_PTO_NPU_CQE_F_HAZARD);
+	EXPECT_EQ(want.kind, h->kind);
+	EXPECT_EQ(want.count, h->count);
+	EXPECT_EQ(want.tensor, h->tensor);
+	EXPECT_EQ(want.elem, h->elem);
+	EXPECT_EQ(first, h->other_task);
+	EXPECT_EQ(want.other_tensor, h->other_tensor);
+	EXPECT_EQ(1U, h->node);
+	EXPECT_EQ(0U, h->other_node);
+	ASSERT_NE(NULL, san_last(_metadata, self->fd, &sq, first, &h, NULL, NULL));
 	EXPECT_EQ(0, pto_tg_destroy(self->fd, graph));
 	san_close(self->fd, &sq);
 }
