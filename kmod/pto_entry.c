@@ -43,7 +43,7 @@ struct pto_task *pto_task_alloc_shaped(struct pto_ctx *ctx, struct pto_queue *q,
 {
 	u32 nt = sh->nt, nb = sh->nb, nparts = sh->nparts;
 	u32 nrings = nparts > 1 ? nb : 0;
-	u32 nrecs = haz || sh->directed ? nt : 0;
+	u32 nrecs = (haz || sh->directed) && !sh->node ? nt : 0;
 	size_t units = (size_t)nb * nparts;
 	struct pto_task *t;
 	u32 i;

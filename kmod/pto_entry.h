@@ -30,6 +30,7 @@ struct pto_task;
  * @nb: blocks
  * @nparts: units per block (1, or 2-3 for a mixed task)
  * @directed: some tensor argument has a direction (access records)
+ * @node: a launch's node: no access records (its launch holds them)
  */
 struct pto_task_shape {
 	u32 nt;
@@ -38,6 +39,7 @@ struct pto_task_shape {
 	u32 nb;
 	u32 nparts;
 	bool directed;
+	bool node;
 };
 
 struct pto_task *pto_task_alloc_shaped(struct pto_ctx *ctx, struct pto_queue *q,

@@ -77,6 +77,8 @@ static void pto_graph_free(struct pto_graph *g)
 	kvfree(g->bind);
 	kvfree(g->targs);
 	kvfree(g->scalars);
+	kvfree(g->acc);
+	kvfree(g->preds);
 	kfree(g);
 }
 
@@ -394,6 +396,8 @@ static int pto_graph_bind_one(struct pto_gbuild *b, u32 i, u32 *tused,
 		return pto_graph_refuse(b, i, DRM_PTO_NPU_REASON_BINDING, 2);
 	p->layout = *arg;
 	p->dir |= arg->flags;
+	if (!arg->flags)
+		p->acc |= pto_gnode_acc(&g->nodes[bd->node], bd->arg);
 	*tused |= BIT(bd->param);
 	return 0;
 }
@@ -436,6 +440,7 @@ static int pto_graph_bindings(struct pto_gbuild *b)
 
 static int pto_graph_build(struct pto_gbuild *b)
 {
+	u32 bad = 0;
 	int ret;
 
 	ret = pto_graph_copy_in(b);
@@ -445,6 +450,15 @@ static int pto_graph_build(struct pto_gbuild *b)
 		ret = pto_graph_edges(b);
 	if (!ret)
 		ret = pto_graph_bindings(b);
+	if (!ret)
+		ret = pto_graph_accesses(b->g);
+	if (!ret)
+		ret = pto_graph_preds(b->g);
+	if (!ret)
+		ret = pto_graph_infer(b->g, &bad);
+	if (ret == -E2BIG)
+		ret = pto_graph_refuse(b, bad, DRM_PTO_NPU_REASON_GRAPH,
+				       DRM_PTO_NPU_GRAPH_INFERRED);
 	return ret;
 }
 

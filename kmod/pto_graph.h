@@ -12,6 +12,8 @@
 struct drm_device;
 struct drm_file;
 struct pto_core;
+struct pto_gbuild;
+struct pto_infer_rec;
 struct pto_queue;
 struct pto_sched;
 struct pto_targ;
@@ -93,10 +95,51 @@ struct pto_gin {
  * @layout: the recorded argument (its handle and offset unused): a launch's
  *          tensor must have its dtype, ndim, shape and strides
  * @dir: the union of its uses' directions: the launch's tensor's flags
+ * @acc: PTO_ACC_*, the kernels' use of it where it is bound undirected
+ *       (a sanitizing launch's access of its tensor, pto_infer.c)
  */
 struct pto_gparam {
 	struct drm_pto_npu_tensor_arg layout;
 	u16 dir;
+	u8 acc;
+};
+
+/**
+ * struct pto_gacc - the nodes' accesses of one recorded (unbound) buffer,
+ *                   merged: what a launch enters in its context's
+ *                   inference trees for them (pto_graph_infer.c)
+ * @bo: the buffer (the graph's reference, held in &pto_graph.targs)
+ * @start: the first byte of the hull of the merged views
+ * @last: its last byte
+ * @node: the lowest node accessing it this way (named in reports)
+ * @arg: that node's tensor argument
+ * @acc: PTO_ACC_*, the union of the merged accesses
+ * @directed: merged from directed arguments; else from undirected ones as
+ *            their kernels access them (entered by sanitizing launches)
+ */
+struct pto_gacc {
+	struct pto_bo *bo;
+	u64 start;
+	u64 last;
+	u32 node;
+	u8 arg;
+	u8 acc;
+	bool directed;
+};
+
+/* &pto_gpred.param of an operand recorded, not bound. */
+#define PTO_GPRED_RECORDED U32_MAX
+
+/**
+ * struct pto_gpred - a predicated node: what a sanitizing launch checks at
+ *                    intake against the writers outside the graph
+ * @node: the node
+ * @param: the tensor parameter its operand is bound to, or
+ *         PTO_GPRED_RECORDED
+ */
+struct pto_gpred {
+	u32 node;
+	u32 param;
 };
 
 /**
@@ -115,6 +158,16 @@ struct pto_gparam {
  * @targs: the nodes' tensor arguments, resolved (a reference to each
  *         buffer), grouped by node
  * @scalars: the nodes' scalar arguments, grouped by node
+ * @haz_node: the node of the first hazard GRAPH_CREATE found inside the
+ *            graph (RACE, PREDICATE: pto_graph_infer.c)
+ * @haz_count: the hazards it found
+ * @haz: the first one (@other_task set at each launch)
+ * @preds: its predicated nodes, in node order
+ * @npreds: entries in @preds
+ * @acc: the merged accesses of recorded buffers, directed ones first
+ * @nacc: records in @acc
+ * @nacc_dir: directed ones among them (all a launch that does not
+ *            sanitize enters)
  * @tparam: tensor parameters
  */
 struct pto_graph {
@@ -130,6 +183,14 @@ struct pto_graph {
 	struct drm_pto_npu_graph_binding *bind;
 	struct pto_targ *targs;
 	s64 *scalars;
+	u32 haz_node;
+	u32 haz_count;
+	struct drm_pto_npu_hazard haz;
+	struct pto_gpred *preds;
+	u32 npreds;
+	struct pto_gacc *acc;
+	u32 nacc;
+	u32 nacc_dir;
 	struct pto_gparam tparam[PTO_MAX_TENSOR_ARGS];
 };
 
@@ -144,6 +205,13 @@ struct pto_graph {
  * @released: nodes never expanded no longer count against the context's
  *            caps (pto_launch_unqueue(): its CQE is posted)
  * @fail_node: the first node that failed, in completion order
+ * @nrecs: the launch's access records: its bound tensors', then one per
+ *         &pto_graph.acc entered (&pto_task.irecs points to @recs)
+ * @recs: the records, or NULL when the launch enters no recorded buffer
+ * @haz_node: the lowest node that met a hazard so far, or U32_MAX
+ *            (a sanitizing launch; sched lock)
+ * @haz_count: hazards its nodes met (sched lock)
+ * @haz: @haz_node's first hazard, its @node set (sched lock)
  * @nodes: the node tasks, allocated at intake; after expansion each frees
  *         itself, and the pointers are not used again
  */
@@ -155,6 +223,11 @@ struct pto_launch {
 	bool expanded;
 	bool released;
 	u32 fail_node;
+	u32 nrecs;
+	struct pto_infer_rec *recs;
+	u32 haz_node;
+	u32 haz_count;
+	struct drm_pto_npu_hazard haz;
 	struct pto_task *nodes[] __counted_by(nnodes);
 };
 
@@ -166,6 +239,12 @@ int pto_ioctl_graph_create(struct drm_device *drm, void *data,
 			   struct drm_file *file);
 int pto_ioctl_graph_destroy(struct drm_device *drm, void *data,
 			    struct drm_file *file);
+
+/* pto_graph_infer.c */
+int pto_graph_accesses(struct pto_graph *g);
+int pto_graph_infer(struct pto_graph *g, u32 *bad);
+int pto_graph_preds(struct pto_graph *g);
+u8 pto_gnode_acc(const struct pto_gnode *gn, u32 arg);
 
 /* pto_launch.c */
 int pto_launch_parse(struct pto_device *pdev, struct drm_file *file,

@@ -41,6 +41,7 @@
 #include <linux/slab.h>
 
 #include "pto_deps.h"
+#include "pto_graph.h"
 #include "pto_infer.h"
 #include "pto_queue.h"
 #include "pto_tensor.h"
@@ -53,6 +54,49 @@ static_assert(DRM_PTO_NPU_TENSOR_F_OUT == PTO_ACC_WRITE);
 static u64 pto_infer_off(const struct pto_targ *ta)
 {
 	return ta->base - (u8 *)ta->bo->vaddr;
+}
+
+/**
+ * pto_infer_span - the bytes a view can address
+ * @ta: the view, resolved (pto_targ_resolve() checked it fits its buffer)
+ * @start: out: its first byte in its buffer
+ * @last: out: the last byte it can address
+ */
+void pto_infer_span(const struct pto_targ *ta, u64 *start, u64 *last)
+{
+	*start = pto_infer_off(ta);
+	*last = *start + ((ta->rows - 1) * ta->row_stride +
+			  (ta->cols - 1) * ta->col_stride + 1) * ta->esize - 1;
+}
+
+/*
+ * A task's access records: one per tensor argument, then for a launch one
+ * per recorded buffer it enters (pto_graph_infer.c).
+ */
+static u32 pto_infer_nrecs(const struct pto_task *task)
+{
+	if (task->graph == PTO_GRAPH_LAUNCH && task->launch && task->launch->recs)
+		return task->launch->nrecs;
+	return task->num_tensors;
+}
+
+/* The buffer of @task's record @i. */
+static struct pto_bo *pto_infer_bo(const struct pto_task *task, u32 i)
+{
+	if (i < task->num_tensors)
+		return task->targs[i].bo;
+	return task->launch->g->acc[i - task->num_tensors].bo;
+}
+
+/* The view a report names for record @r: the task's, or its node's. */
+static const struct pto_targ *pto_infer_targ(const struct pto_infer_rec *r)
+{
+	const struct pto_graph *g;
+
+	if (r->node == PTO_INFER_OWN)
+		return &r->task->targs[r->tensor];
+	g = r->task->launch->g;
+	return &g->targs[g->nodes[r->node].targ0 + r->tensor];
 }
 
 /**
@@ -126,6 +170,9 @@ static u8 pto_infer_acc(const struct pto_task *task, u32 i)
 		return task->targs[i].dir;
 	if (!task->sanitized)
 		return 0;
+	/* A launch's bound tensor, as the kernels use it where it is bound. */
+	if (task->graph == PTO_GRAPH_LAUNCH)
+		return task->launch ? task->launch->g->tparam[i].acc : 0;
 	for (ti = 0; ti < PTO_NUM_CIDX; ti++) {
 		if (!task->kern[ti])
 			continue;
@@ -135,6 +182,21 @@ static u8 pto_infer_acc(const struct pto_task *task, u32 i)
 			acc |= PTO_ACC_WRITE;
 	}
 	return acc;
+}
+
+/* A launch's record of the recorded buffer merged in acc[@k] (pto_gacc). */
+static void pto_infer_prepare_gacc(struct pto_task *task,
+				   struct pto_infer_rec *r, u32 k)
+{
+	const struct pto_gacc *ga = &task->launch->g->acc[k];
+
+	r->node = ga->node;
+	r->tensor = ga->arg;
+	/* Undirected ones only as the sanitizer's (pto_infer_acc()). */
+	r->acc = ga->directed || task->sanitized ? ga->acc : 0;
+	r->directed = ga->directed;
+	r->start = ga->start;
+	r->last = ga->last;
 }
 
 /**
@@ -150,24 +212,25 @@ static u8 pto_infer_acc(const struct pto_task *task, u32 i)
 int pto_infer_prepare(struct pto_ctx *ctx, struct pto_task *task)
 {
 	struct pto_infer_ctx *ic = &ctx->infer;
-	u32 i, need = 0;
+	u32 i, n, need = 0;
 
 	lockdep_assert_held(&ctx->submit_lock);
 	if (!task->irecs || task->status != DRM_PTO_NPU_STATUS_OK)
 		return 0;
-	for (i = 0; i < task->num_tensors; i++) {
-		const struct pto_targ *ta = &task->targs[i];
+	n = pto_infer_nrecs(task);
+	for (i = 0; i < n; i++) {
 		struct pto_infer_rec *r = &task->irecs[i];
 
 		r->task = task;
-		r->tensor = i;
-		r->acc = pto_infer_acc(task, i);
-		r->directed = ta->dir;
-		r->start = pto_infer_off(ta);
-		/* pto_targ_resolve() checked that this fits in the buffer. */
-		r->last = pto_infer_off(ta) +
-			  ((ta->rows - 1) * ta->row_stride +
-			   (ta->cols - 1) * ta->col_stride + 1) * ta->esize - 1;
+		if (i >= task->num_tensors) {
+			pto_infer_prepare_gacc(task, r, i - task->num_tensors);
+		} else {
+			r->node = PTO_INFER_OWN;
+			r->tensor = i;
+			r->acc = pto_infer_acc(task, i);
+			r->directed = task->targs[i].dir;
+			pto_infer_span(&task->targs[i], &r->start, &r->last);
+		}
 		need += !!r->acc;
 	}
 	while (ic->nspare < need) {
@@ -391,8 +454,14 @@ static struct drm_pto_npu_hazard *pto_infer_haz(struct pto_task *task)
 	return pto_task_haz(task) + task->units;
 }
 
+/* A node's report field: one more than the node, 0 for the task's own. */
+static u16 pto_infer_node(const struct pto_infer_rec *r)
+{
+	return r->node == PTO_INFER_OWN ? 0 : r->node + 1;
+}
+
 static void pto_infer_report(struct pto_task *task, u32 kind, u32 tensor,
-			     u64 elem, const struct pto_infer_rec *o)
+			     u64 elem, u16 node, const struct pto_infer_rec *o)
 {
 	struct drm_pto_npu_hazard *h = pto_infer_haz(task);
 
@@ -400,8 +469,10 @@ static void pto_infer_report(struct pto_task *task, u32 kind, u32 tensor,
 		h->kind = kind;
 		h->tensor = tensor;
 		h->elem = elem;
+		h->node = node;
 		h->other_task = o->task->id;
 		h->other_tensor = o->tensor;
+		h->other_node = pto_infer_node(o);
 	}
 }
 
@@ -421,9 +492,10 @@ static bool pto_infer_scan(u32 *scan)
 static void pto_infer_races(struct pto_task *task, struct pto_infer_rec *r,
 			    bool all_known, u32 *scan)
 {
-	const struct pto_targ *ta = &task->targs[r->tensor];
+	const struct pto_targ *ta = pto_infer_targ(r);
 	struct rb_root_cached *roots[2] = { &r->buf->wr, &r->buf->rd };
 	struct pto_infer_rec *o;
+	u64 at;
 	u32 i;
 
 	for (i = 0; i < ((r->acc & PTO_ACC_WRITE) ? 2 : 1); i++)
@@ -440,24 +512,28 @@ static void pto_infer_races(struct pto_task *task, struct pto_infer_rec *r,
 			    (!o->directed && !r->directed) ||
 			    o->task->path_mark == task->id)
 				continue;
+			/* A merged record's hull may begin before the view. */
+			at = max3(o->start, r->start, pto_infer_off(ta));
 			pto_infer_report(task, DRM_PTO_NPU_HAZARD_RACE, r->tensor,
-					 pto_targ_elem_index(ta, max(o->start, r->start) -
-							pto_infer_off(ta)), o);
+					 pto_targ_elem_index(ta, at - pto_infer_off(ta)),
+					 pto_infer_node(r), o);
 		}
 }
 
-/* PREDICATE: the operand's last writer in flight is not an ancestor. */
-static void pto_infer_predicate(struct pto_infer_ctx *ic, struct pto_task *task,
-				bool all_known, u32 *scan)
+/*
+ * PREDICATE: the last writer in flight of predicate @p's operand (in view
+ * @ta) is not an ancestor of @task; @node is the launch's node it is of
+ * (one more than its index), 0 for the task's own.
+ */
+static void pto_infer_pred_check(struct pto_infer_ctx *ic, struct pto_task *task,
+				 const struct drm_pto_npu_predicate *p,
+				 const struct pto_targ *ta, u16 node,
+				 bool all_known, u32 *scan)
 {
-	const struct drm_pto_npu_predicate *p = &task->pred;
-	const struct pto_targ *ta = &task->targs[p->tensor];
 	struct pto_infer_rec *o, *last = NULL;
 	struct pto_infer_buf *b;
 	u64 s;
 
-	if (!(task->flags & DRM_PTO_NPU_TASK_F_PREDICATE))
-		return;
 	b = pto_infer_buf_find(ic, ta->bo);
 	if (!b)
 		return;
@@ -472,7 +548,36 @@ static void pto_infer_predicate(struct pto_infer_ctx *ic, struct pto_task *task,
 		return;
 	if (last && all_known && last->task->path_mark != task->id)
 		pto_infer_report(task, DRM_PTO_NPU_HAZARD_PREDICATE, p->tensor,
-				 p->row * ta->cols + p->col, last);
+				 p->row * ta->cols + p->col, node, last);
+}
+
+/*
+ * The task's predicate; a launch's, then its predicated nodes' against the
+ * writers outside the graph (inside, GRAPH_CREATE judged them).
+ */
+static void pto_infer_predicate(struct pto_infer_ctx *ic, struct pto_task *task,
+				bool all_known, u32 *scan)
+{
+	const struct pto_graph *g;
+	u32 i;
+
+	if (task->flags & DRM_PTO_NPU_TASK_F_PREDICATE)
+		pto_infer_pred_check(ic, task, &task->pred,
+				     &task->targs[task->pred.tensor], 0, all_known,
+				     scan);
+	if (task->graph != PTO_GRAPH_LAUNCH || !task->launch)
+		return;
+	g = task->launch->g;
+	for (i = 0; i < g->npreds; i++) {
+		const struct pto_gpred *gp = &g->preds[i];
+		const struct pto_gnode *gn = &g->nodes[gp->node];
+
+		pto_infer_pred_check(ic, task, &gn->pred,
+				     gp->param == PTO_GPRED_RECORDED ?
+				     &g->targs[gn->targ0 + gn->pred.tensor] :
+				     &task->targs[gp->param],
+				     gp->node + 1, all_known, scan);
+	}
 }
 
 /*
@@ -483,9 +588,9 @@ static void pto_infer_predicate(struct pto_infer_ctx *ic, struct pto_task *task,
 static u32 pto_infer_hazards(struct pto_infer_ctx *ic, struct pto_task *task)
 {
 	bool all_known = pto_infer_ancestors(task);
-	u32 i, scan = PTO_INFER_SCAN_MAX;
+	u32 i, n = pto_infer_nrecs(task), scan = PTO_INFER_SCAN_MAX;
 
-	for (i = 0; i < task->num_tensors; i++)
+	for (i = 0; i < n; i++)
 		if (task->irecs[i].buf)
 			pto_infer_races(task, &task->irecs[i], all_known, &scan);
 	pto_infer_predicate(ic, task, all_known, &scan);
@@ -525,26 +630,27 @@ static void pto_infer_unlink(struct pto_task *task)
 void pto_infer_link(struct pto_ctx *ctx, struct pto_task *task)
 {
 	struct pto_infer_ctx *ic = &ctx->infer;
-	u32 i, visits = 0, hazard = DRM_PTO_NPU_HAZARD_NONE;
+	u32 i, visits = 0, hazard = DRM_PTO_NPU_HAZARD_NONE, n;
 	int ret;
 
 	lockdep_assert_held(&ctx->pdev->sched->lock);
 	if (!task->irecs || task->status != DRM_PTO_NPU_STATUS_OK)
 		return;
 	task->infer_mark = task->id;
-	for (i = 0; i < task->num_tensors; i++) {
+	n = pto_infer_nrecs(task);
+	for (i = 0; i < n; i++) {
 		struct pto_infer_rec *r = &task->irecs[i];
 
 		if (!r->acc)
 			continue;
-		r->buf = pto_infer_buf_get(ic, task->targs[i].bo);
+		r->buf = pto_infer_buf_get(ic, pto_infer_bo(task, i));
 		ret = r->directed ? pto_infer_edges(task, r, &visits) : 0;
 		if (ret)
 			goto fail;
 	}
 	if (task->sanitized)
 		hazard = pto_infer_hazards(ic, task);
-	for (i = 0; i < task->num_tensors; i++)
+	for (i = 0; i < n; i++)
 		if (task->irecs[i].buf)
 			pto_infer_insert(ic, &task->irecs[i]);
 	trace_pto_infer(task, hazard);
@@ -559,7 +665,7 @@ fail:
 	} else {
 		task->status = DRM_PTO_NPU_STATUS_NOMEM;
 	}
-	for (i = 0; i < task->num_tensors; i++) {
+	for (i = 0; i < n; i++) {
 		struct pto_infer_buf *b = task->irecs[i].buf;
 
 		/*
@@ -580,12 +686,13 @@ fail:
  */
 void pto_infer_retire(struct pto_ctx *ctx, struct pto_task *task)
 {
-	u32 i;
+	u32 i, n;
 
 	lockdep_assert_held(&ctx->pdev->sched->lock);
 	if (!task->irecs)
 		return;
-	for (i = 0; i < task->num_tensors; i++)
+	n = pto_infer_nrecs(task);
+	for (i = 0; i < n; i++)
 		if (task->irecs[i].buf)
 			pto_infer_remove(&ctx->infer, &task->irecs[i]);
 }

@@ -4,11 +4,13 @@
 #define __PTO_INFER_H__
 
 #include <linux/hashtable.h>
+#include <linux/limits.h>
 #include <linux/list.h>
 #include <linux/rbtree_types.h>
 #include <linux/types.h>
 
 struct pto_ctx;
+struct pto_targ;
 struct pto_task;
 struct pto_infer_buf;
 
@@ -17,6 +19,8 @@ struct pto_infer_buf;
 #define PTO_INFER_IDLE_MAX 64
 /* Tasks the sanitizer's dependency path search visits (pto_infer.c). */
 #define PTO_INFER_PATH_MAX 32
+/* &pto_infer_rec.node of a task's own tensor argument. */
+#define PTO_INFER_OWN U32_MAX
 /*
  * In-flight access records one task's inference may look at, under the
  * scheduler lock: with the edge cap, what bounds the lock's hold.
@@ -36,7 +40,10 @@ struct pto_infer_buf;
  * @subtree_last: interval tree bookkeeping
  * @task: the task
  * @buf: the buffer's trees, NULL when not in a tree
- * @tensor: the task's tensor argument
+ * @node: PTO_INFER_OWN for the task's own tensor argument; for a launch's
+ *        record of a recorded buffer (&pto_gacc), the lowest node that
+ *        accesses it: reports name that node's argument
+ * @tensor: the task's tensor argument, or that node's
  * @acc: PTO_ACC_* (the direction, or the kernels' use when undirected)
  * @directed: the argument has a direction: it is inferred from
  */
@@ -47,6 +54,7 @@ struct pto_infer_rec {
 	u64 subtree_last;
 	struct pto_task *task;
 	struct pto_infer_buf *buf;
+	u32 node;
 	u8 tensor;
 	u8 acc;
 	bool directed;
@@ -73,5 +81,6 @@ void pto_infer_fini(struct pto_infer_ctx *ic);
 int pto_infer_prepare(struct pto_ctx *ctx, struct pto_task *task);
 void pto_infer_link(struct pto_ctx *ctx, struct pto_task *task);
 void pto_infer_retire(struct pto_ctx *ctx, struct pto_task *task);
+void pto_infer_span(const struct pto_targ *ta, u64 *start, u64 *last);
 
 #endif /* __PTO_INFER_H__ */

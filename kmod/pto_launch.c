@@ -70,6 +70,25 @@ static int pto_launch_check_bindings(struct pto_task *t, const struct pto_graph 
 	return 0;
 }
 
+/*
+ * A sanitizing launch's node @n: the hazards GRAPH_CREATE found inside the
+ * graph (pto_graph_infer.c) go in the first one's node's intake record,
+ * reported as an entry's intake hazard is (pto_launch_node_haz()).
+ */
+static void pto_launch_node_static_haz(const struct pto_task *t,
+				       struct pto_task *n,
+				       const struct pto_graph *g)
+{
+	struct drm_pto_npu_hazard *h;
+
+	if (!n->sanitized || !g->haz_count || n->node != g->haz_node)
+		return;
+	h = pto_task_haz(n) + n->units;
+	*h = g->haz;
+	h->count = g->haz_count;
+	h->other_task = t->id;
+}
+
 /* Node @idx's task, made from its record, the launch's bindings applied. */
 static struct pto_task *pto_launch_node(struct pto_task *t, struct pto_launch *la,
 					u32 idx)
@@ -79,15 +98,16 @@ static struct pto_task *pto_launch_node(struct pto_task *t, struct pto_launch *l
 	const struct pto_task_shape sh = {
 		.nt = gn->num_tensors, .ns = gn->num_scalars, .nd = gn->nedges,
 		.nb = gn->block_num, .nparts = gn->nparts,
-		.directed = gn->directed,
+		.node = true,
 	};
 	struct pto_task *n;
 	u32 i;
 
-	n = pto_task_alloc_shaped(t->ctx, t->queue, &sh, t->queue->prof, false);
+	/* Hazard records when the launch's queue sanitizes: pto_gm.c's. */
+	n = pto_task_alloc_shaped(t->ctx, t->queue, &sh, t->queue->prof,
+				  t->sanitized);
 	if (!n)
 		return NULL;
-	n->irecs = NULL;
 	n->id = t->id;
 	n->user_data = gn->user_data;
 	n->launch = la;
@@ -130,6 +150,7 @@ static struct pto_task *pto_launch_node(struct pto_task *t, struct pto_launch *l
 		if (n->kern[i])
 			kref_get(&n->kern[i]->ref);
 	}
+	pto_launch_node_static_haz(t, n, g);
 	return n;
 }
 
@@ -159,6 +180,28 @@ static void pto_launch_free_nodes(struct pto_launch *la, u32 n)
 	}
 }
 
+/*
+ * The launch's access records: its bound tensors', then one per merged
+ * access of a recorded buffer it enters (pto_graph_infer.c), in place of
+ * the records allocated with the task. Filled by pto_infer_prepare().
+ */
+static int pto_launch_recs(struct pto_task *t, struct pto_launch *la)
+{
+	const struct pto_graph *g = la->g;
+	u32 n = t->sanitized ? g->nacc : g->nacc_dir;
+
+	/* Its nodes' predicates are checked with its records (sanitizing). */
+	if (!n && !(t->sanitized && g->npreds))
+		return 0;
+	la->recs = kvcalloc(max(t->num_tensors + n, 1U), sizeof(*la->recs),
+			    GFP_KERNEL_ACCOUNT);
+	if (!la->recs)
+		return -ENOMEM;
+	la->nrecs = t->num_tensors + n;
+	t->irecs = la->recs;
+	return 0;
+}
+
 /* One task per node, counted against the context's tasks and units in flight. */
 static int pto_launch_make_nodes(struct pto_task *t, struct pto_graph *g)
 {
@@ -171,10 +214,19 @@ static int pto_launch_make_nodes(struct pto_task *t, struct pto_graph *g)
 	la->nnodes = g->nnodes;
 	la->g = g;
 	la->launch = t;
+	la->haz_node = U32_MAX;
+	if (pto_launch_recs(t, la)) {
+		kfree(la);
+		return -ENOMEM;
+	}
 	for (i = 0; i < g->nnodes; i++) {
 		la->nodes[i] = pto_launch_node(t, la, i);
 		if (!la->nodes[i]) {
 			pto_launch_free_nodes(la, i);
+			/* Never entered: the launch fails with no records. */
+			if (la->recs)
+				t->irecs = NULL;
+			kvfree(la->recs);
 			kfree(la);
 			return -ENOMEM;
 		}
@@ -306,6 +358,51 @@ void pto_launch_expand(struct pto_sched *s, struct pto_task *t,
 	}
 }
 
+/*
+ * A sanitizing launch's node has completed: its first hazard (its lowest
+ * unit's, else the one GRAPH_CREATE found for it) is kept if no lower
+ * node's is; every hazard it met is counted.
+ */
+static void pto_launch_node_haz(struct pto_launch *la, struct pto_task *n)
+{
+	const struct drm_pto_npu_hazard *h = pto_task_haz(n), *first = NULL;
+	u32 i;
+
+	if (!h)
+		return;
+	for (i = 0; i <= n->units; i++) {
+		if (!h[i].kind)
+			continue;
+		la->haz_count += h[i].count;
+		if (!first)
+			first = &h[i];
+	}
+	if (!first || n->node >= la->haz_node)
+		return;
+	la->haz = *first;
+	la->haz.node = n->node + 1;
+	la->haz_node = n->node;
+}
+
+/*
+ * The launch's last node has completed: the hazard its CQE reports. One
+ * found at the launch's intake (its own records, against tasks outside
+ * the graph) comes first, then the lowest node's; the count is them all.
+ */
+static void pto_launch_haz(struct pto_launch *la)
+{
+	struct drm_pto_npu_hazard *h = pto_task_haz(la->launch);
+
+	if (!h || !la->haz_count)
+		return;
+	h += la->launch->units;
+	if (!h->kind) {
+		*h = la->haz;
+		h->count = 0;
+	}
+	h->count += la->haz_count;
+}
+
 /**
  * pto_launch_node_done - a node of a launch has completed
  * @n: the node (DONE, its consumers walked)
@@ -323,9 +420,12 @@ void pto_launch_node_done(struct pto_task *n, struct list_head *work)
 		t->detail = n->detail;
 		la->fail_node = n->node;
 	}
+	pto_launch_node_haz(la, n);
 	t->units_out--;
-	if (!--la->left)
+	if (!--la->left) {
+		pto_launch_haz(la);
 		list_add_tail(&t->ready_link, work);
+	}
 }
 
 /**
@@ -378,6 +478,7 @@ void pto_launch_free(struct pto_task *t)
 	if (!la->expanded)
 		pto_launch_free_nodes(la, la->nnodes);
 	pto_graph_put(la->g);
+	kvfree(la->recs);
 	kfree(la);
 	t->launch = NULL;
 }

@@ -20,7 +20,7 @@ extern "C" {
 #endif
 
 /** DRM_PTO_NPU_UAPI_VERSION - bumped whenever the ABI grows. */
-#define DRM_PTO_NPU_UAPI_VERSION 8
+#define DRM_PTO_NPU_UAPI_VERSION 9
 
 /*
  * Ioctl numbers, relative to DRM_COMMAND_BASE. Append only: a number is
@@ -1086,8 +1086,18 @@ struct drm_pto_npu_hazard {
 	__u8 other_core_type;
 	/** @other_tensor: the other task's tensor argument. */
 	__u8 other_tensor;
-	/** @pad: zero. */
-	__u32 pad;
+	/**
+	 * @node: uapi 9: one more than the node of this launch that met it
+	 * (@tensor is that node's argument); 0 when this is not a launch's
+	 * CQE or the hazard is on the launch's bound tensors.
+	 */
+	__u16 node;
+	/**
+	 * @other_node: uapi 9: one more than the node of @other_task, a
+	 * launch, on the other side (@other_tensor is that node's argument);
+	 * 0 when the other side is not a node.
+	 */
+	__u16 other_node;
 };
 
 /* Queue flags, &drm_pto_npu_queue_create.flags. */
@@ -1327,6 +1337,15 @@ enum drm_pto_npu_graph_detail {
 	 * be taken (uapi 8).
 	 */
 	DRM_PTO_NPU_GRAPH_UNITS = 4,
+	/**
+	 * @DRM_PTO_NPU_GRAPH_INFERRED: node @error_node's accesses overlap
+	 * earlier nodes' (directed, one of them writing) with no edge or
+	 * path between them, and the edges inferred for them would take its
+	 * fanin past &drm_pto_npu_limits.max_deps, or its inference would
+	 * look at more than four times DRM_PTO_NPU_MAX_INFERRED_DEPS earlier
+	 * accesses (uapi 9).
+	 */
+	DRM_PTO_NPU_GRAPH_INFERRED = 5,
 };
 
 /**
