@@ -214,12 +214,12 @@ static u32 pto_take_entry(struct pto_submit *sub, struct pto_queue *q,
 	if (r)
 		r->intake_begin = begin;
 	t->id = ctx->next_id;
-	if (reason) {
+	/* A launch's CQE is a graph CQE, refused by its size too. */
+	if (reason && (e->flags & DRM_PTO_NPU_TASK_F_GRAPH))
+		t->graph = PTO_GRAPH_LAUNCH;
+	if (reason)
 		pto_refuse(t, reason, detail);
-		/* A launch's CQE is a graph CQE, refused by its size too. */
-		if (e->flags & DRM_PTO_NPU_TASK_F_GRAPH)
-			t->graph = PTO_GRAPH_LAUNCH;
-	} else if (e->flags & DRM_PTO_NPU_TASK_F_GRAPH)
+	else if (e->flags & DRM_PTO_NPU_TASK_F_GRAPH)
 		pto_launch_parse(sub->pdev, sub->file, q, t, e, deps);
 	else
 		pto_entry_parse(sub->pdev, sub->file, t, e, deps);
