@@ -13,6 +13,8 @@
 
 #include "internal.h"
 
+/* The nodes took the padding: arrays of it keep their ABI (uapi 9). */
+_Static_assert(sizeof(struct pto_hazard) == 48, "struct pto_hazard is ABI");
 _Static_assert(PTO_PROF_WAITS == DRM_PTO_NPU_PROF_WAITS &&
 	       (int)PTO_WAIT_STAGED == (int)DRM_PTO_NPU_WAIT_STAGED &&
 	       (int)PTO_WAIT_RING_POP == (int)DRM_PTO_NPU_WAIT_RING_POP &&
@@ -574,13 +576,34 @@ static const char *pto_core_label(unsigned int type)
 	return type == PTO_CORE_AIC ? "AIC" : type == PTO_CORE_AIV ? "AIV" : "?";
 }
 
-PTO_API int pto_hazard_str(const struct pto_cqe *c, const struct pto_hazard *h,
+/* The hazard's text, then where in a launch each side was, if anywhere. */
+static int pto_hazard_nodes(const struct pto_hazard *h, int n, char *buf,
+			    size_t len)
+{
+	/* Past a truncation nothing more is written, only counted. */
+	char *dst = n >= 0 && (size_t)n < len ? buf + n : NULL;
+	size_t room = dst ? len - (size_t)n : 0;
+	int m = 0;
+
+	if (n < 0 || (!h->node && !h->other_node))
+		return n;
+	if (h->node && h->other_node)
+		m = snprintf(dst, room, " [this launch's node %u; task %llu's node %u]",
+			     h->node - 1u, (unsigned long long)h->other_task,
+			     h->other_node - 1u);
+	else if (h->node)
+		m = snprintf(dst, room, " [this launch's node %u]", h->node - 1u);
+	else
+		m = snprintf(dst, room, " [task %llu's node %u]",
+			     (unsigned long long)h->other_task, h->other_node - 1u);
+	return m < 0 ? m : n + m;
+}
+
+static int pto_hazard_text(const struct pto_cqe *c, const struct pto_hazard *h,
 			   char *buf, size_t len)
 {
-	const char *oc = pto_core_label(h ? h->other_core_type : 0);
+	const char *oc = pto_core_label(h->other_core_type);
 
-	if (!c || !h || (len && !buf))
-		return -EINVAL;
 	switch (h->kind) {
 	case PTO_HAZARD_STALE_READ:
 	case PTO_HAZARD_UNFENCED:
@@ -613,6 +636,14 @@ PTO_API int pto_hazard_str(const struct pto_cqe *c, const struct pto_hazard *h,
 			pto_hazard_kind_name(h->kind));
 }
 
+PTO_API int pto_hazard_str(const struct pto_cqe *c, const struct pto_hazard *h,
+			   char *buf, size_t len)
+{
+	if (!c || !h || (len && !buf))
+		return -EINVAL;
+	return pto_hazard_nodes(h, pto_hazard_text(c, h, buf, len), buf, len);
+}
+
 PTO_API int pto_queue_reap(struct pto_queue *q, struct pto_cqe *out,
 			   unsigned int max)
 {
@@ -640,6 +671,8 @@ void pto_hazard_from_drm(struct pto_hazard *out,
 		.other_core = in->other_core,
 		.other_core_type = in->other_core_type,
 		.other_tensor = in->other_tensor,
+		.node = in->node,
+		.other_node = in->other_node,
 	};
 }
 

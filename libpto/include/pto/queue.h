@@ -415,6 +415,11 @@ enum pto_hazard_kind {
  * @other_core: its core, among cores of @other_core_type
  * @other_core_type: &enum pto_core_type, 0 at intake
  * @other_tensor: the other task's tensor argument
+ * @node: a graph launch's CQE: one more than the node that met it (@tensor
+ *        is that node's argument), 0 when none (uapi 9; in the struct's
+ *        former padding: its size, and its ABI, unchanged)
+ * @other_node: one more than the node of @other_task (a launch) on the
+ *              other side, 0 when that side is not a node
  */
 struct pto_hazard {
 	uint32_t kind;
@@ -428,6 +433,8 @@ struct pto_hazard {
 	uint16_t other_core;
 	uint8_t other_core_type;
 	uint8_t other_tensor;
+	uint16_t node;
+	uint16_t other_node;
 };
 
 /**
@@ -447,7 +454,8 @@ PTO_API const char *pto_hazard_kind_name(unsigned int kind);
  *
  * For example "task 12 block 3 (AIV7) pc 41: load of arg 1 [elem 64] reads
  * bytes stored by block 2 (AIV2) at pc 17, published by FENCE after this
- * block's last CACHEINVALID (STALE_READ)".
+ * block's last CACHEINVALID (STALE_READ)". On a graph launch's CQE the
+ * nodes follow: " [this launch's node 4]", " [task 9's node 2]", or both.
  *
  * Return: the length the full text has (as snprintf()), or -EINVAL.
  */
