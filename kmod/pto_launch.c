@@ -447,7 +447,7 @@ void pto_launch_fill_cqe(struct drm_pto_npu_cqe *cqe, const struct pto_task *t)
 
 /**
  * pto_launch_unqueue - a launch's CQE is posted (or dropped)
- * @t: the launch
+ * @t: the task (nothing unless a launch)
  *
  * Nodes that never joined the scheduler (the launch refused, skipped,
  * cancelled or its dependency failed) stop counting against the
@@ -457,7 +457,7 @@ void pto_launch_fill_cqe(struct drm_pto_npu_cqe *cqe, const struct pto_task *t)
  */
 void pto_launch_unqueue(struct pto_task *t)
 {
-	if (t->launch && !t->launch->expanded)
+	if (t->graph == PTO_GRAPH_LAUNCH && t->launch && !t->launch->expanded)
 		pto_launch_uncount(t->launch, t->launch->nnodes);
 }
 

@@ -140,9 +140,8 @@ static void pto_fill_cqe(struct drm_pto_npu_cqe *cqe, const struct pto_task *t,
 }
 
 /*
- * The profile record beside CQE @b of @t: its unit's waits (none for a
- * task that never ran) and the scheduler's work, the task's part from
- * unit 0 (the only record of a task that never ran is unit 0's).
+ * The profile record beside CQE @b of @t: its unit's waits (none for a task
+ * that never ran) and the scheduler's work, the task's part from unit 0.
  */
 static void pto_fill_prof(struct drm_pto_npu_prof *out,
 			  const struct pto_task *t, u32 b)
@@ -218,8 +217,7 @@ static void pto_task_unqueue(struct pto_task *t)
 	/* A launch's node counts as a task in flight, not in its queue's. */
 	if (t->graph != PTO_GRAPH_NODE)
 		atomic_dec(&t->queue->live);
-	if (t->graph == PTO_GRAPH_LAUNCH)
-		pto_launch_unqueue(t);
+	pto_launch_unqueue(t);
 	atomic_dec(&t->ctx->pending);
 	atomic_sub(t->units, &t->ctx->inflight_units);
 }
