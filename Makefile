@@ -261,7 +261,7 @@ bench-perf: deps
 # pto-bench: tools/bench/bench-core.c (report, row table, main),
 # bench-dev.c (device helpers), rows-*.c (the rows); bench.h between them.
 BENCH_SRCS := $(wildcard tools/bench/*.c)
-$(BUILD)/bench/pto-bench: $(BENCH_SRCS) tools/bench/bench.h $(LIBPTO_SO) $(LIBPTO_HDR)
+$(BUILD)/bench/pto-bench: $(BENCH_SRCS) tools/bench/bench.h examples/mm_pipe.h $(LIBPTO_SO) $(LIBPTO_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_USER) -o $@ $(BENCH_SRCS) -L$(BUILD)/lib -lpto $(LDLIBS_USER) $(RPATH)
 

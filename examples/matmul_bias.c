@@ -21,7 +21,11 @@
  *      bias and stores them. One tile crosses the ring, so the vector
  *      work can only start once the cube's has ended: what this form
  *      saves over (a) is the second dispatch and the GM round trip, not
- *      overlap (the chunked forms (b) to (d) show that).
+ *      overlap (the chunked forms (b) to (d) show that);
+ *  (f) where the overlap shows: 16 tiles streamed by one cluster, the
+ *      vector epilogue about as long as the cube's work, two tasks
+ *      against one mixed task, each timed over PIPE_RUNS runs (make
+ *      demo's mixed kernel row; pto-bench's row 4 runs the same kernels).
  * Every result is checked against a double-precision CPU reference. Each
  * form prints its dispatch count and makespan (last finish - first
  * dispatch over all its records) and, for the mixed ones, the AIC and AIV
@@ -34,6 +38,7 @@
 #include <string.h>
 
 #include "example.h"
+#include "mm_pipe.h"
 
 #define M 64
 #define K 128
@@ -336,6 +341,190 @@ static void run_mixed(struct pto_device *dev, struct pto_queue *q,
 	pto_graph_free(g);
 }
 
+/*
+ * (f) Where the ring's overlap shows, as make bench's row 4 does: one
+ * cluster streams PIPE.t row tiles of 64x24 by 24x128, the vector
+ * epilogue exp(x + bias) about as long as the cube's work (mm_pipe.h).
+ * Two tasks: the cube task stores every product tile to GM, then the
+ * vector task (two blocks) loads them back: the engines' work in series,
+ * a dispatch and a GM round trip between. One mixed task: each tile
+ * through a ring of PIPE.slots slots, the vector work of a tile beside the
+ * cube work of the next (on cores running at once). Each form runs
+ * PIPE_RUNS times in the order A B B A, untraced, each run's makespan and
+ * wall time kept, then once traced (pipe_two_tasks-16, pipe_mixed-16);
+ * every run's result is checked. With PTO_TRACE_DIR set the timed runs go
+ * to matmul_bias.timing.json (make demo's mixed kernel row: the
+ * makespans).
+ */
+#define PIPE_RUNS 12
+static const struct mm_shape PIPE = { .tr = 64, .kd = 24, .nd = 128,
+				      .t = 16, .blocks = 1, .slots = 4,
+				      .exp = true };
+
+struct pipe {
+	struct pto_tensor *a, *b, *c, *bias, *out;
+	struct pto_kernel *k[4];	/* cube, vector; mixed cube, vector */
+	struct pto_graph *g[2];		/* [0] two tasks, [1] one mixed task */
+};
+
+static struct pto_kernel *pipe_kernel(struct pto_device *dev, bool cube,
+				      bool mixed)
+{
+	struct pto_kb *kb;
+
+	ex_check(pto_kb_new(dev, cube ? PTO_CORE_AIC : PTO_CORE_AIV, &kb),
+		 "kernel builder");
+	if (cube)
+		mm_pipe_cube(kb, &PIPE, mixed);
+	else
+		mm_pipe_vec(kb, &PIPE, mixed);
+	return ex_finish(kb, cube ? "pipe_cube" : "pipe_vector");
+}
+
+static void pipe_build(struct pto_device *dev, struct pipe *p)
+{
+	unsigned int rows = PIPE.blocks * PIPE.t * PIPE.tr;
+	struct pto_tensor *mm[3], *add[3], *mix[4];
+	char why[256];
+	int i, t0;
+
+#define PT(t, r, c) \
+	ex_check(pto_tensor_alloc(dev, PTO_DTYPE_F32, 2, \
+				  (const int64_t[]){ r, c }, &p->t), "tensor " #t)
+	PT(a, rows, PIPE.kd);
+	PT(b, PIPE.kd, PIPE.nd);
+	PT(c, rows, PIPE.nd);
+	PT(bias, PIPE.tr, PIPE.nd);
+	PT(out, rows, PIPE.nd);
+#undef PT
+	fill(p->a, (size_t)rows * PIPE.kd, 6);
+	fill(p->b, PIPE.kd * PIPE.nd, 7);
+	fill(p->bias, PIPE.tr * PIPE.nd, 8);
+	for (i = 0; i < 4; i++)
+		p->k[i] = pipe_kernel(dev, !(i & 1), i >= 2);
+	if (pto_mixed_check(p->k[2], p->k[3], PTO_SPLIT_UP_DOWN, PIPE.slots,
+			    why, sizeof(why)))
+		ex_fail("(f) pipe_mixed: pto_mixed_check(): %s", why);
+	mm[0] = p->a, mm[1] = p->b, mm[2] = p->c;
+	add[0] = p->c, add[1] = p->bias, add[2] = p->out;
+	mix[0] = p->a, mix[1] = p->b, mix[2] = p->bias, mix[3] = p->out;
+	ex_check(pto_graph_new(dev, &p->g[0]), "graph");
+	t0 = ex_add(p->g[0], &(struct pto_task_desc){
+		.name = "pipe_cube", .kernel_aic = p->k[0],
+		.block_num = PIPE.blocks, .tensors = mm, .num_tensors = 3 });
+	ex_add(p->g[0], &(struct pto_task_desc){
+		.name = "pipe_vector", .kernel_aiv = p->k[1],
+		.block_num = 2 * PIPE.blocks, .tensors = add, .num_tensors = 3,
+		.deps = (const int64_t[]){ t0 }, .num_deps = 1 });
+	ex_check(pto_graph_new(dev, &p->g[1]), "graph");
+	ex_add(p->g[1], &(struct pto_task_desc){
+		.name = "pipe_mixed", .kernel_aic = p->k[2],
+		.kernel_aiv = p->k[3], .split_mode = PTO_SPLIT_UP_DOWN,
+		.slot_num = PIPE.slots, .block_num = PIPE.blocks,
+		.tensors = mix, .num_tensors = 4 });
+}
+
+/* out = exp(A x B + bias[r % tr]): exp(x) moves by exp(x) dx. */
+static void pipe_check(const struct pipe *p, const char *what)
+{
+	const float *pa = pto_tensor_data(p->a), *pb = pto_tensor_data(p->b);
+	const float *pc = pto_tensor_data(p->bias);
+	const float *po = pto_tensor_data(p->out);
+	unsigned int rows = PIPE.blocks * PIPE.t * PIPE.tr, r, j, k;
+
+	for (r = 0; r < rows; r++) {
+		for (j = 0; j < PIPE.nd; j++) {
+			double x = pc[(r % PIPE.tr) * PIPE.nd + j], mag = fabs(x);
+			double e, got = po[r * PIPE.nd + j];
+
+			for (k = 0; k < PIPE.kd; k++) {
+				double v = (double)pa[r * PIPE.kd + k] *
+					   pb[k * PIPE.nd + j];
+
+				x += v;
+				mag += fabs(v);
+			}
+			e = exp(x);
+			if (fabs(got - e) > e * (REL_TOL * mag + 1e-6))
+				ex_fail("%s: out[%u][%u] = %.9g, want %.9g",
+					what, r, j, got, e);
+		}
+	}
+}
+
+/* Run form @f once as @what and check it; returns the wall us. */
+static double pipe_run(struct pipe *p, struct pto_queue *q, int f,
+		       const char *what)
+{
+	double t0;
+
+	memset(pto_tensor_data(p->out), 0, pto_tensor_nbytes(p->out));
+	t0 = ex_now_us();
+	ex_run(p->g[f], q, what);
+	t0 = ex_now_us() - t0;
+	pipe_check(p, what);
+	return t0;
+}
+
+static void pipe_free(struct pipe *p)
+{
+	int i;
+
+	for (i = 0; i < 2; i++)
+		pto_graph_free(p->g[i]);
+	for (i = 0; i < 4; i++)
+		pto_kernel_free(p->k[i]);
+	pto_tensor_free(p->a);
+	pto_tensor_free(p->b);
+	pto_tensor_free(p->c);
+	pto_tensor_free(p->bias);
+	pto_tensor_free(p->out);
+}
+
+static void pipelined(struct pto_device *dev, struct pto_queue *q)
+{
+	struct pto_queue *plain;
+	static const char *const what[2] = { "pipe_two_tasks-16",
+					     "pipe_mixed-16" };
+	static struct ex_timed timed[2];
+	int runs = ex_timed_runs(PIPE_RUNS);
+	struct pipe p;
+	double med[2];
+	int i, f;
+
+	if (PIPE.t != 16)
+		ex_fail("the pipelined forms' names say 16 tiles");
+	pipe_build(dev, &p);
+	for (f = 0; f < 2; f++)
+		ex_timed_init(&timed[f], what[f]);
+	/*
+	 * The timed runs on a queue that does not profile: a profiling
+	 * queue records every ring wait of the mixed form, a cost of the
+	 * measurement, not of the technique.
+	 */
+	ex_trace_on(false);
+	ex_check(pto_queue_create(dev, 0, 0, &plain), "queue");
+	for (i = 0; i < 2 * runs; i++) {
+		f = (i & 1) ^ ((i >> 1) & 1);
+		ex_timed_add(&timed[f], p.g[f],
+			     pipe_run(&p, plain, f, what[f]));
+	}
+	ex_check(pto_queue_destroy(plain), "destroy queue");
+	ex_trace_on(true);
+	for (f = 0; f < 2; f++) {
+		pipe_run(&p, q, f, what[f]);
+		ex_print_stats(p.g[f], what[f]);
+		med[f] = ex_median(timed[f].makespan_us, timed[f].n);
+	}
+	if (!print_overlap(p.g[1], 0))
+		printf("(f) pipe_mixed: the AIC and AIV spans do not overlap\n");
+	printf("(f) %u tiles of %ux%ux%u through a ring of %u slots: makespan, median of %d runs: two tasks %.1f us, one mixed task %.1f us: %.2fx\n",
+	       PIPE.t, PIPE.tr, PIPE.kd, PIPE.nd, PIPE.slots, runs, med[0],
+	       med[1], med[1] > 0 ? med[0] / med[1] : 0.0);
+	ex_timed_write(timed, 2);
+	pipe_free(&p);
+}
+
 int main(void)
 {
 	struct pto_tensor *a, *b, *bias, *scratch, *out_a, *out_b, *out_c;
@@ -379,7 +568,10 @@ int main(void)
 	k_vec_ud = build_mix_vector(dev, true);
 	k_gcube = build_guide_cube(dev);
 	k_gvec = build_guide_vector(dev);
+	/* Made with PTO_TRACE_DIR set (make demo): a profiling queue. */
 	ex_check(pto_queue_create(dev, 0, 0, &q), "queue");
+	ex_trace_hold();
+	ex_trace_on(true);
 
 	/* (a) two tasks, the product through GM. */
 	ex_check(pto_graph_new(dev, &g), "graph");
@@ -433,6 +625,8 @@ int main(void)
 	args[ARG_OUT] = out_e;
 	run_mixed(dev, q, "(e) guide_one_matmul", k_gcube, k_gvec,
 		  PTO_SPLIT_UP_DOWN, GUIDE_SLOTS, 1, args, b, M);
+
+	pipelined(dev, q);
 
 	ex_check(pto_queue_destroy(q), "destroy queue");
 	pto_kernel_free(k_mm);

@@ -9,7 +9,10 @@ or all. Each mode runs the guide's code (only the imports changed), checks
 the result with the guide's assertions and prints what it confirmed from
 the device's own records. With --trace-dir (or PTO_TRACE_DIR) each graph
 leaves its swimlane and deps.json there, named py_<mode>.<form>, for
-tools/demo/confirm.py.
+tools/demo/confirm.py. --reps N runs the modes N times in one interpreter
+(make demo: one import of torch for its repetitions), repetition K's
+files in the directory's repK/; a call after the first of a function is
+its @pl.jit cache's replay launch, as in any program that calls it again.
 """
 
 import argparse
@@ -260,18 +263,30 @@ def main():
     ap.add_argument("--mode", default="all",
                     help="%s, all, or several separated by ','" % ", ".join(sorted(MODES)))
     ap.add_argument("--trace-dir", help="write swimlanes and deps.json here")
+    ap.add_argument("--reps", type=int, default=1,
+                    help="run the modes this many times in this interpreter; "
+                    "with a trace directory, repetition K writes into its repK/")
     args = ap.parse_args()
-    if args.trace_dir:
-        os.environ["PTO_TRACE_DIR"] = args.trace_dir
+    if args.reps < 1:
+        ap.error("--reps %d: want 1 or more" % args.reps)
+    base = args.trace_dir or os.environ.get("PTO_TRACE_DIR")
     fails = 0
     names = sorted(MODES) if args.mode == "all" else args.mode.split(",")
     bad = [n for n in names if n not in MODES]
     if bad:
         ap.error("--mode %s: one of %s" % (",".join(bad), ", ".join(sorted(MODES))))
-    for name in names:
-        ok = MODES[name]()
-        print("%s %s" % ("PASS" if ok else "FAIL", name))
-        fails += not ok
+    for rep in range(1, args.reps + 1):
+        if base:
+            # Read by libpto as each graph's traces are written.
+            os.environ["PTO_TRACE_DIR"] = (os.path.join(base, "rep%d" % rep)
+                                           if args.reps > 1 else base)
+            os.makedirs(os.environ["PTO_TRACE_DIR"], exist_ok=True)
+        if args.reps > 1:
+            print("== repetition %d of %d" % (rep, args.reps))
+        for name in names:
+            ok = MODES[name]()
+            print("%s %s" % ("PASS" if ok else "FAIL", name))
+            fails += not ok
     return 1 if fails else 0
 
 

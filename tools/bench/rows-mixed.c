@@ -3,104 +3,42 @@
  * rows-mixed.c: pto-bench row 4 (two tasks vs one mixed cube+vector kernel).
  */
 #include "bench.h"
+#include "../../examples/mm_pipe.h"
 
 /* ------------------------------------------------------------ row 4 */
 
 /*
  * Cube + vector work: out[r] = (A x Bm)[r] + bias[r % TR], or with @exp
- * out[r] = exp((A x Bm)[r] + bias[r % TR]) (an attention-score epilogue).
+ * out[r] = exp((A x Bm)[r] + bias[r % TR]) (an attention-score epilogue):
+ * examples/mm_pipe.h's kernels, which matmul_bias's pipelined form runs too.
  */
 #ifndef MM4_K
 #define MM4_K 24
 #endif
 
-struct mm_shape {
-	unsigned int tr, kd, nd, t, blocks, slots;
-	bool exp;
-};
-
-/*
- * AIC: for each of its t row tiles: TLOAD a, MATMUL, then TSTORE to C
- * (two-task form) or PUSH into the ring (mixed form).
- */
 static int build_cube(struct bench *B, const struct mm_shape *s, bool mixed,
 		      struct pto_kernel **out)
 {
 	struct pto_kb *kb;
-	int ta, tb, tc;
 
 	if (pto_kb_new(B->dev, PTO_CORE_AIC, &kb)) {
 		berr(B, "kernel builder");
 		return -ENOMEM;
 	}
-	ta = pto_kb_tile(kb, PTO_DTYPE_F32, PTO_BUF_L0A, s->tr, s->kd);
-	tb = pto_kb_tile(kb, PTO_DTYPE_F32, PTO_BUF_L0B, s->kd, s->nd);
-	tc = pto_kb_tile(kb, PTO_DTYPE_F32, PTO_BUF_L0C, s->tr, s->nd);
-	pto_kb_sreg(kb, 0, PTO_SREG_BLOCK_IDX);
-	pto_kb_alui(kb, PTO_ALU_MUL, 0, 0, (int64_t)s->t * s->tr);
-	pto_kb_ldi(kb, 1, 0);
-	pto_kb_tload(kb, tb, 1, 1, 1);
-	pto_kb_loopi(kb, 2, s->t);
-	pto_kb_alui(kb, PTO_ALU_MUL, 3, 2, s->tr);
-	pto_kb_alu(kb, PTO_ALU_ADD, 3, 3, 0);
-	pto_kb_tload(kb, ta, 0, 3, 1);
-	pto_kb_matmul(kb, tc, ta, tb, false);
-	if (mixed)
-		pto_kb_push(kb, tc);
-	else
-		pto_kb_tstore(kb, tc, 2, 3, 1);
-	pto_kb_endloop(kb);
-	pto_kb_end(kb);
+	mm_pipe_cube(kb, s, mixed);
 	return kb_done(B, kb, mixed ? "cube_push" : "cube_store", out);
 }
 
-/*
- * AIV: half of every row tile (sub-block 0 the upper, 1 the lower half):
- * POP it from the ring (mixed) or TLOAD it from C (two-task), add the
- * bias rows, TSTORE to out. Two-task blocks are (cluster, sub) pairs:
- * block j = 2 * cluster + sub, so both forms do the same work per core.
- * Tensor args: two-task C=0 bias=1 out=2; mixed (shared with the cube
- * kernel's A=0 B=1) bias=2 out=3.
- */
 static int build_vec(struct bench *B, const struct mm_shape *s, bool mixed,
 		     struct pto_kernel **out)
 {
-	unsigned int half = s->tr / 2, a_bias = mixed ? 2 : 1, a_out = mixed ? 3 : 2;
 	struct pto_kb *kb;
-	int tp, tbias, tout;
 
 	if (pto_kb_new(B->dev, PTO_CORE_AIV, &kb)) {
 		berr(B, "kernel builder");
 		return -ENOMEM;
 	}
-	tp = pto_kb_tile(kb, PTO_DTYPE_F32, PTO_BUF_UB, half, s->nd);
-	tbias = pto_kb_tile(kb, PTO_DTYPE_F32, PTO_BUF_UB, half, s->nd);
-	tout = pto_kb_tile(kb, PTO_DTYPE_F32, PTO_BUF_UB, half, s->nd);
-	pto_kb_sreg(kb, 0, PTO_SREG_BLOCK_IDX);
-	if (mixed) {
-		pto_kb_sreg(kb, 6, PTO_SREG_SUB_BLOCK_ID);
-	} else {
-		pto_kb_alui(kb, PTO_ALU_AND, 6, 0, 1);
-		pto_kb_alui(kb, PTO_ALU_SHR, 0, 0, 1);
-	}
-	pto_kb_alui(kb, PTO_ALU_MUL, 0, 0, (int64_t)s->t * s->tr);
-	pto_kb_alui(kb, PTO_ALU_MUL, 7, 6, half);
-	pto_kb_alu(kb, PTO_ALU_ADD, 0, 0, 7);
-	pto_kb_ldi(kb, 1, 0);
-	pto_kb_tload(kb, tbias, a_bias, 7, 1);
-	pto_kb_loopi(kb, 2, s->t);
-	pto_kb_alui(kb, PTO_ALU_MUL, 3, 2, s->tr);
-	pto_kb_alu(kb, PTO_ALU_ADD, 3, 3, 0);
-	if (mixed)
-		pto_kb_pop(kb, tp);
-	else
-		pto_kb_tload(kb, tp, 0, 3, 1);
-	pto_kb_tbin(kb, PTO_TBIN_ADD, tout, tp, tbias);
-	if (s->exp)
-		pto_kb_tunary(kb, PTO_TUNARY_EXP, tout, tout);
-	pto_kb_tstore(kb, tout, a_out, 3, 1);
-	pto_kb_endloop(kb);
-	pto_kb_end(kb);
+	mm_pipe_vec(kb, s, mixed);
 	return kb_done(B, kb, mixed ? "vec_pop_add" : "vec_load_add", out);
 }
 

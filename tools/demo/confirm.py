@@ -7,7 +7,8 @@ wrote in the VM (make demo, make check), and each example's exit status
 (Documentation/techniques/*.rst, "How to confirm", says what each check
 requires and what it cannot see in today's trace):
 
-  mixed     two tasks whose bars abut (AIC, then AIV) become one MIX task;
+  mixed     (the guide's size, and 16 tiles streamed by one cluster)
+            two tasks whose bars abut (AIC, then AIV) become one MIX task;
             each block is one AIC unit and its cluster's AIV unit(s),
             placed together; each AIV bar starting before the AIC bar
             ends where the ring forces it (fewer slots than tiles); the
@@ -65,6 +66,8 @@ ALPHA = 0.001
 # holds the cube until every AIV has popped: each AIV bar then starts
 # before the AIC bar ends, whatever the host's load (structural).
 MIXED_TILES = 4
+# Tiles of the pipelined forms (examples/matmul_bias.c (f), PIPE.t).
+PIPE_TILES = 16
 
 
 def rank_p_greater(xs, ys):
@@ -177,10 +180,12 @@ def core_index(name):
         return -1
 
 
-def verdict_mixed(two, mixed):
+def verdict_mixed(two, mixed, tiles=MIXED_TILES,
+                  names=('matmul_bias.two_tasks', 'matmul_bias.*mixed_up_down')):
+    """@tiles: the tiles each block's AIC pushes."""
     v = Verdict()
     if not (two and mixed):
-        return v.missing('matmul_bias.two_tasks', 'matmul_bias.*mixed_up_down')
+        return v.missing(*names)
     # The two-task form: a cube task, then, past its edge, a vector task.
     if v.need(two.tasks() == 2 and two.edges() == 1 and
               two.bars_of(0) and two.bars_of(1),
@@ -199,7 +204,7 @@ def verdict_mixed(two, mixed):
     v.need(t.get('shape') == 'MIX', 'mixed form: shape %s, want MIX' % t.get('shape'))
     want_aiv = 2 if t.get('split_mode') == 'UP_DOWN' else 1
     slots = t.get('slot_num')
-    forced = bool(slots) and MIXED_TILES > slots
+    forced = bool(slots) and tiles > slots
     worst, tail_us = 0.0, 0.0
     overlap_min = None
     late = []
@@ -223,7 +228,7 @@ def verdict_mixed(two, mixed):
             v.need(all(b['ts'] < end_of(c) for b in aiv),
                    'block %d: an AIV bar starts after the AIC bar ended, though the '
                    'ring (%d slots, %d tiles) cannot let the cube end first' %
-                   (blk, slots, MIXED_TILES))
+                   (blk, slots, tiles))
         else:
             late += [mixed.lane(b) for b in aiv if b['ts'] >= end_of(c)]
         if mixed.profiled:
@@ -252,7 +257,7 @@ def verdict_mixed(two, mixed):
            'slots for %d tiles (%s); %s'
            'at most %.0f%% of an AIV bar after its AIC bar (%.1f us; the two-task '
            'vector bar: %s us); %s; width (first start to last end) %s -> %s us' %
-           (t['block_num'], want_aiv, slots if slots else '?', MIXED_TILES,
+           (t['block_num'], want_aiv, slots if slots else '?', tiles,
             'the ring holds the cube until each AIV has popped' if forced else
             'the cube may end first', 'started after the AIC bar ended (host '
             'scheduling): %s; ' % ', '.join(late) if late else '',
@@ -610,6 +615,11 @@ def check_mixed(d, rep):
     v = verdict_mixed(two, mixed)
     rep.add('mixed kernel', 'two tasks', two, v, 'matmul_bias')
     rep.add('mixed kernel', 'one mixed task', mixed, v, 'matmul_bias')
+    names = ('matmul_bias.pipe_two_tasks-16', 'matmul_bias.pipe_mixed-16')
+    two, mixed = load(d, names[0]), load(d, names[1])
+    v = verdict_mixed(two, mixed, PIPE_TILES, names)
+    rep.add('mixed kernel (16 tiles)', 'two tasks', two, v, 'matmul_bias')
+    rep.add('mixed kernel (16 tiles)', 'one mixed task', mixed, v, 'matmul_bias')
 
 
 def check_predicate(d, rep):

@@ -45,12 +45,11 @@ def row(key, title, slow, fast, bench, direction, measure, exception=None, guide
 
 
 ROWS = [
-    row('mixed-kernel', 'mixed kernel', 'matmul_bias.two_tasks',
-        'matmul_bias._c__mixed_up_down', '4', 'ab', 'makespan', exception=(
-            'the cube and vector halves overlap only on cores running at once: this '
-            'form runs on min(2, host CPUs) vCPUs, each a host thread under qemu TCG, '
-            'so what the overlap saves (see the picture: the engines\' work side by '
-            'side) can be within the noise of a makespan of about 8 ms here'),
+    row('mixed-kernel', 'mixed kernel (16 tiles)', 'matmul_bias.pipe_two_tasks-16',
+        'matmul_bias.pipe_mixed-16', '4', 'ab', ('timed', 'makespan'),
+        beside=[('timed', 'wall')], confirm='mixed kernel (16 tiles)'),
+    row('mixed-kernel-guide', 'mixed kernel (guide)', 'matmul_bias.two_tasks',
+        'matmul_bias._c__mixed_up_down', '4c', 'ab', 'makespan', guide='mixed-kernel',
         confirm='mixed kernel'),
     row('spmd-guide', 'SPMD (guide, 4)', 'spmd_add.per_block_tasks', 'spmd_add.spmd_blocks',
         '3.4', 'ab', 'makespan', guide='spmd', confirm='SPMD'),
@@ -83,19 +82,13 @@ ROWS = [
     # The guide's own Python blocks (examples/python/runtime_overhead.py),
     # each call one replay launch of its recorded graph.
     row('spmd-python', 'SPMD (Python)', 'py_spmd_add.per_block_tasks',
-        'py_spmd_add.spmd_blocks', '3.4', 'ab', 'makespan', exception=(
-            'a @pl.jit call is one replay launch in both forms, so the per-block form '
-            'no longer pays an entry\'s intake per task, which is most of what the C '
-            'form\'s gain is; the N - 1 scheduler dispatches that remain are within '
-            'the noise of 4 blocks\' work on one vCPU (confirm: one task of 4 blocks '
-            'on 4 lanes, dispatches 4 -> 1)'), confirm='SPMD (Python)'),
+        'py_spmd_add.spmd_blocks', '3.4', 'ab', 'makespan', guide='spmd',
+        confirm='SPMD (Python)'),
     row('predicate-python', 'predicate (Python)', 'py_gated.gate_1', 'py_gated.gate_0', '5',
         'ba', 'makespan', confirm='predicate (Python)'),
     row('early-resolve-python', 'early resolve (Python)', 'py_early_resolve.unflagged',
-        'py_early_resolve.flagged', '6', 'ab', 'gap', exception=(
-            'one edge, the guide\'s two-task chain: a single gap per run, about a '
-            'microsecond of pickup latency at this emulator\'s noise; the C row '
-            'measures it over 31 edges'), confirm='early resolve (Python)'),
+        'py_early_resolve.flagged', '6', 'ab', 'gap', guide='early-resolve',
+        confirm='early resolve (Python)'),
 ]
 
 

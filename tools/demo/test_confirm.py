@@ -400,6 +400,9 @@ MOE_WIDE = tuple(range(3, 64, 8))
 GOOD = {
     'matmul_bias.two_tasks': mixed_two_tasks,
     'matmul_bias._c__mixed_up_down': mixed_up_down,
+    # 16 tiles through a ring of 4 slots (matmul_bias's pipelined forms).
+    'matmul_bias.pipe_two_tasks-16': mixed_two_tasks,
+    'matmul_bias.pipe_mixed-16': lambda: mixed_up_down(slots=4),
     'spmd_add.per_block_tasks': spmd_per_block,
     'spmd_add.spmd_blocks': spmd_blocks,
     'moe.self-checking_experts': lambda: moe(False),
@@ -429,7 +432,8 @@ GOOD = {
 EXAMPLES = ['barrier', 'decoder_layer', 'early_resolve', 'gated', 'matmul_bias', 'moe',
             'spmd_add', 'py_runtime_overhead']
 
-TECH = {'matmul_bias': 'mixed kernel', 'spmd_add': 'SPMD', 'moe': 'predicate',
+TECH = {'matmul_bias': 'mixed kernel', 'matmul_bias-16': 'mixed kernel (16 tiles)',
+        'spmd_add': 'SPMD', 'moe': 'predicate',
         'spmd_add-48': 'SPMD (48 blocks)', 'moe-64': 'predicate (64 experts)',
         'gated': 'predicate', 'early_resolve': 'early resolve', 'barrier': 'syncall',
         'decoder_layer': 'graph replay', 'py_spmd_add': 'SPMD (Python)',
@@ -452,6 +456,11 @@ MUTATIONS = [
      'report'),
     ('mixed: the mixed form is two tasks',
      'matmul_bias._c__mixed_up_down', lambda: mixed_up_down(two_tasks=True), 'fail'),
+    ('mixed, 16 tiles: engines serialized though the ring (4 slots) forces the order',
+     'matmul_bias.pipe_mixed-16',
+     lambda: mixed_up_down(aiv=lambda s, e: (e + 5, e + 120), slots=4), 'fail'),
+    ('mixed, 16 tiles: the mixed form is two tasks',
+     'matmul_bias.pipe_mixed-16', lambda: mixed_up_down(two_tasks=True), 'fail'),
     ('mixed: an AIV unit off its AIC\'s cluster',
      'matmul_bias._c__mixed_up_down', lambda: mixed_up_down(lanes=('AIV_0', 'AIV_7')), 'fail'),
     ('mixed: the AIV waits inside its bar, its short vector work after the cube\'s',
@@ -669,7 +678,8 @@ def main():
             subprocess.run(['cp', '-r', good, d], check=True)
             make().write(d, fname)
             tech = TECH[fname.split('.')[0] + ('-' + fname.rsplit('-', 1)[1]
-                                               if fname[-3:] in ('-48', '-64') else '')]
+                                               if fname[-3:] in ('-16', '-48', '-64')
+                                               else '')]
             rows = by_tech(confirm.run_checks(d, True))
             mine = rows.get(tech, [])
             others = [r for t, rs in rows.items() if t != tech for r in rs

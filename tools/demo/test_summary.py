@@ -152,10 +152,13 @@ def end_to_end(top, check):
             write_timing(tmp, 'moe', {
                 'moe.self-checking_experts-64': ([3000.0 + k] * 3, [2000.0 + k] * 3),
                 'moe.predicated_experts-64': ([1000.0 + k] * 3, [700.0 + k] * 3)})
+            write_timing(tmp, 'matmul_bias', {
+                'matmul_bias.pipe_two_tasks-16': ([60000.0 + k] * 3, [59000.0 + k] * 3),
+                'matmul_bias.pipe_mixed-16': ([45000.0 + k] * 3, [44000.0] * 3)})
             write_timing(os.path.join(top, 'tmp'), 'decoder_layer', {
                 'decoder_layer.slow': ([1000.0 + k] * 3, [500.0] * 3),
                 'decoder_layer.replay': ([1000.0 + 10 - k] * 3, [500.0] * 3)})
-            for ex in ('spmd_add', 'moe', 'decoder_layer'):
+            for ex in ('spmd_add', 'moe', 'matmul_bias', 'decoder_layer'):
                 os.rename(os.path.join(tmp, ex + '.timing.json'),
                           os.path.join(raw, 'rep%d--%s.timing.json' % (k, ex)))
         subprocess.run(['rm', '-rf', tmp], check=True)

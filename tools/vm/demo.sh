@@ -45,15 +45,17 @@ export_file() {
 # The guide's Python (examples/python/runtime_overhead.py: its SPMD,
 # predicate and early-resolve blocks) under the host's python3 over the
 # 9p share (PTO_HOST_REPO, PTO_HOST_BUILD: tools/vm/init.sh), its graphs
-# named py_<example>.<form>; the traces come back into $1.
-py_example() {
+# named py_<example>.<form>: once, all the repetitions in one interpreter
+# (one import of torch, about 30 s here, not one a repetition), each
+# repetition's traces in /host/tmp/pyout/repN (/host/tmp/pyout with one).
+py_rc=""
+py_run() {
 	if [ -z "${PTO_HOST_REPO:-}" ] || [ ! -x /host/usr/bin/python3 ]; then
 		echo "== py_runtime_overhead: no host python3 (the 9p share)"
-		echo "py_runtime_overhead 1" >>"$1/examples.txt"
-		fails=$((fails + 1))
+		py_rc=1
 		return
 	fi
-	echo "== py_runtime_overhead"
+	echo "== py_runtime_overhead ($reps repetition(s))"
 	read -r t0 _ </proc/uptime
 	rm -rf /host/tmp/pyout && mkdir -p /host/tmp/pyout
 	chroot /host /usr/bin/env -i PATH=/usr/bin:/bin HOME=/tmp \
@@ -61,14 +63,25 @@ py_example() {
 		PTO_LIBPTO="$PTO_HOST_BUILD/lib/libpto.so" \
 		PTO_TRACE_DIR=/tmp/pyout PTO_TRACE_FORMAT=simpler \
 		/usr/bin/python3 "$PTO_HOST_REPO/examples/python/runtime_overhead.py" \
-		--mode spmd,predicate,early_resolve
-	rc=$?
+		--mode spmd,predicate,early_resolve --reps "$reps"
+	py_rc=$?
 	read -r t1 _ </proc/uptime
-	echo "== py_runtime_overhead rc=$rc $(echo "$t0 $t1" | awk '{ printf "%.1f", $2 - $1 }') s"
-	echo "py_runtime_overhead $rc" >>"$1/examples.txt"
-	[ $rc = 0 ] || fails=$((fails + 1))
-	cp -r /host/tmp/pyout/. "$1/"
+	echo "== py_runtime_overhead rc=$py_rc $(echo "$t0 $t1" | awk '{ printf "%.1f", $2 - $1 }') s"
 }
+
+# Repetition $2's Python traces into $1, its status into $1/examples.txt.
+py_example() {
+	src=/host/tmp/pyout
+	[ "$reps" -gt 1 ] && src=/host/tmp/pyout/rep$2
+	echo "py_runtime_overhead $py_rc" >>"$1/examples.txt"
+	[ "$py_rc" = 0 ] || fails=$((fails + 1))
+	[ -d "$src" ] && cp -r "$src/." "$1/"
+}
+
+# PTO_DEMO_NO_PY: not on this kernel (tools/vm/check.sh: the debug one).
+if wanted py_runtime_overhead && [ -z "${PTO_DEMO_NO_PY:-}" ]; then
+	py_run
+fi
 
 r=1
 while [ "$r" -le "$reps" ]; do
@@ -92,10 +105,7 @@ while [ "$r" -le "$reps" ]; do
 		echo "$name $rc" >>"$dir/examples.txt"
 		[ $rc = 0 ] || fails=$((fails + 1))
 	done
-	# PTO_DEMO_NO_PY: not on this kernel (tools/vm/check.sh: the debug one).
-	if wanted py_runtime_overhead && [ -z "${PTO_DEMO_NO_PY:-}" ]; then
-		py_example "$dir"
-	fi
+	[ -n "$py_rc" ] && py_example "$dir" "$r"
 	for f in "$dir"/*.json "$dir/examples.txt"; do
 		[ -f "$f" ] && export_file "$f" "$prefix"
 	done
