@@ -18,9 +18,14 @@ class Tap:
         self.n = 0
 
     def pytest_runtest_logreport(self, report):
+        if report.when == "setup":
+            self.setup_s = report.duration
         if report.when == "call" or (report.when == "setup" and not report.passed):
             self.n += 1
             name = report.nodeid
+            # Where make check's time goes (setup: fixtures, imports).
+            print("# %s: %.1f s (setup %.1f s)" % (name, report.duration,
+                                                   getattr(self, "setup_s", 0.0)))
             if report.passed:
                 print("ok %d %s" % (self.n, name))
             elif report.skipped:

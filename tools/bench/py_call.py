@@ -24,7 +24,7 @@ plan and bindings derived again: "full_path_us", "full_path_ratio"), and
 the front end alone: the hit with its launch a null C call of the same
 signature ("front_end_us"; the null call alone "null_launch_call_us").
 
-usage: py_call.py [-r REPS] [-q]
+usage: py_call.py [-r REPS] [-q] [-s]
 """
 
 import argparse
@@ -68,8 +68,12 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("-r", type=int, default=9)
     ap.add_argument("-q", action="store_true")
+    # -s: a smoke run (make check's python suite: the row runs and is well
+    # formed, on every kernel, the debug one's launches tens of times
+    # slower): a few calls a form, blocks of 2; its figures mean little.
+    ap.add_argument("-s", action="store_true")
     args = ap.parse_args()
-    k = 50 if args.q else 200
+    k = 8 if args.s else 50 if args.q else 200
     torch.manual_seed(0)
     a, b = torch.randn(ROWS, COLS), torch.randn(ROWS, COLS)
     c = torch.zeros(ROWS, COLS)
@@ -198,7 +202,7 @@ def main():
     # A repetition: ROUNDS rounds of A B B A (B A A B every other one), SUB
     # calls a block, 4 * SUB * ROUNDS / 2 = k calls a form: blocks of a few
     # ms, so that a change of the host's load between A and B is rarer.
-    sub = 20
+    sub = 2 if args.s else 20
     rounds = max(1, k // (2 * sub))
     for rep in range(args.r):
         got = {jit_form: [], c_form: []}
