@@ -2,8 +2,9 @@
 # Runs inside the VM for `make demo` (tools/demo/run.sh) and at the end of
 # `make check`: the device's topology, then every example with
 # PTO_TRACE_DIR set, so each graph it runs leaves its swimlane and
-# deps.json. The files and each example's exit status go to the host over
-# /dev/ttyS1, where tools/demo/summary.py and confirm.py read them.
+# deps.json. The files and each example's exit status go to the host
+# (export_file: a 9p directory, or /dev/ttyS1), where tools/demo/summary.py
+# and confirm.py read them.
 #
 # From the environment (make demo sets them; make check runs it bare):
 #   PTO_DEMO_REPS      run the examples this many times (default 1); each
@@ -34,7 +35,15 @@ wanted() {
 	return 1
 }
 
+# File $1 to the host as "$2<its base name>" ($2: "", "repN--", and/or
+# "<graph>/"): into PTO_EXPORT_DIR (the host's directory over 9p,
+# tools/vm/init.sh export_mount), else framed in base64 on /dev/ttyS1.
 export_file() {
+	if [ -n "${PTO_EXPORT_DIR:-}" ]; then
+		to="$PTO_EXPORT_DIR/$2$(basename "$1")"
+		mkdir -p "$(dirname "$to")" && cp "$1" "$to" && return 0
+		echo "== export: $to failed; over the serial port"
+	fi
 	{
 		echo "=== PTO-FILE $2$(basename "$1")"
 		base64 "$1"
@@ -106,12 +115,15 @@ while [ "$r" -le "$reps" ]; do
 		[ $rc = 0 ] || fails=$((fails + 1))
 	done
 	[ -n "$py_rc" ] && py_example "$dir" "$r"
+	read -r t0 _ </proc/uptime
 	for f in "$dir"/*.json "$dir/examples.txt"; do
 		[ -f "$f" ] && export_file "$f" "$prefix"
 	done
 	for f in "$dir"/*/*.json; do
 		[ -f "$f" ] && export_file "$f" "$prefix$(basename "$(dirname "$f")")/"
 	done
+	read -r t1 _ </proc/uptime
+	echo "== export rc=0 $(echo "$t0 $t1" | awk '{ printf "%.1f", $2 - $1 }') s"
 	# Each repetition's files leave the VM's memory once exported.
 	[ "$reps" -gt 1 ] && rm -rf "$dir"
 	r=$((r + 1))
@@ -122,13 +134,18 @@ done
 if [ "$reps" = 1 ] && [ -z "$only" ] && [ -x /pto/examples/early_resolve ] &&
 	[ -d /sys/kernel/tracing/events/pto_npu ]; then
 	echo "== ptoctl trace --ftrace -- early_resolve"
+	read -r t0 _ </proc/uptime
 	if ptoctl trace -o $out/ftrace --ftrace -- /pto/examples/early_resolve >/dev/null; then
+		rc=0
 		for f in $out/ftrace/*.json $out/ftrace/ftrace.txt; do
 			[ -f "$f" ] && export_file "$f" "ftrace/"
 		done
 	else
+		rc=1
 		fails=$((fails + 1))
 	fi
+	read -r t1 _ </proc/uptime
+	echo "== ftrace rc=$rc $(echo "$t0 $t1" | awk '{ printf "%.1f", $2 - $1 }') s"
 fi
 echo "== ptoctl stat"
 ptoctl stat || fails=$((fails + 1))

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Extract files a VM exported on its second serial port (/dev/ttyS1).
-
-The guest writes, per file:
+"""Extract files a VM exported: those it copied into the directory
+DATA_LOG less .data plus .files (tools/vm/vm.sh: the ptoexport 9p share),
+then those it wrote on its second serial port (/dev/ttyS1), per file:
     === PTO-FILE <name>
     <base64 lines>
     === PTO-FILE-END
@@ -11,12 +11,27 @@ usage: extract-files.py DATA_LOG OUTPUT_DIR   (prints each path written)
 """
 import base64
 import os
+import shutil
 import sys
+
+
+def shared(data, outdir):
+    """The files in DATA's .files directory, copied into outdir."""
+    top = os.path.splitext(data)[0] + '.files'
+    for d, _, names in sorted(os.walk(top)):
+        for n in sorted(names):
+            rel = os.path.relpath(os.path.join(d, n), top)
+            parts = [p for p in rel.split(os.sep) if p not in ('', '.', '..')]
+            path = os.path.join(outdir, *parts[-2:])
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            shutil.copyfile(os.path.join(d, n), path)
+            print(path)
 
 
 def main():
     data, outdir = sys.argv[1], sys.argv[2]
     os.makedirs(outdir, exist_ok=True)
+    shared(data, outdir)
     name, chunks = None, []
     try:
         lines = open(data, errors='replace').read().splitlines()

@@ -288,6 +288,31 @@ kunit_suites() {
 	rmmod pto_npu_kunit
 }
 
+# The host's directory for the files this guest exports (tools/vm/vm.sh:
+# virtio-9p, tag ptoexport, writable), at /export: demo.sh copies its
+# traces there (PTO_EXPORT_DIR), much faster than the serial port it
+# falls back to when the mount fails (tools/vm/extract-files.py reads
+# both). Waits as host_root() does.
+export_mount() {
+	[ -n "${PTO_EXPORT_DIR:-}" ] && return 0
+	for m in virtio_pci 9pnet_virtio 9p; do
+		modprobe -q "$m" 2>/dev/null
+	done
+	mkdir -p /export
+	mount -t 9p -o trans=virtio,version=9p2000.L,msize=524288 ptoexport /export &
+	i=0
+	while ! grep -q " /export 9p " /proc/mounts && kill -0 $! 2>/dev/null && [ $i -lt 240 ]; do
+		sleep 0.5
+		i=$((i + 1))
+	done
+	if grep -q " /export 9p " /proc/mounts && : >/export/.pto-export; then
+		rm -f /export/.pto-export
+		export PTO_EXPORT_DIR=/export
+	else
+		echo "# export: the 9p mount failed; the files go over the serial port"
+	fi
+}
+
 # The host's root, read-only (tools/vm/vm.sh: virtio-9p, tag hostroot), at
 # /host, with this guest's /dev, /proc, /sys and a fresh /tmp over the
 # host's: "chroot /host" runs the host's programs (Debian's python3 with
@@ -418,6 +443,7 @@ examples_suite() {
 	# what the examples compute and confirm.py's structure, not timing.
 	export PTO_EXAMPLE_TOKENS=12 PTO_EXAMPLE_RUNS=1
 	host_root && export PTO_HOST_REPO="$host_repo" PTO_HOST_BUILD="$host_build"
+	export_mount
 	if run_suite examples /pto/demo.sh >/tmp/demo.out 2>&1; then
 		echo "ok 1 every example checks its result"
 	else
@@ -511,6 +537,7 @@ demo)
 	modprobe pto_npu || finish
 	# The Python example's interpreter: the host's (host_root).
 	host_root && export PTO_HOST_REPO="$host_repo" PTO_HOST_BUILD="$host_build"
+	export_mount
 	if [ -x /pto/demo.sh ]; then
 		/pto/demo.sh
 		echo "=== PTO-DEMO rc=$?"

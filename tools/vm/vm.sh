@@ -49,7 +49,11 @@ mkdir -p "$build/vm"
 # The guest's /dev/ttyS1: files it exports (tools/vm/extract-files.py),
 # beside the console log.
 data="${log%.log}.data"
-rm -f "$data" "$log".boot*
+# And the host directory it copies them into over virtio-9p (tag
+# ptoexport, writable: tools/vm/init.sh export_mount), beside the data.
+files="${log%.log}.files"
+rm -rf "$data" "$files" "$log".boot*
+mkdir -p "$files"
 initrd="$build/vm/initramfs-$kernel.cpio"
 "$here/mkinitramfs.sh" "$build" "$kout/modroot" "$initrd"
 
@@ -83,6 +87,7 @@ set -- qemu-system-x86_64 -accel tcg,thread=multi -cpu max -smp "$smp" -m "$mem"
 	-kernel "$K_IMAGE" -initrd "$initrd" \
 	-append "$append" -display none -no-reboot \
 	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
+	-virtfs local,path="$files",mount_tag=ptoexport,security_model=none \
 	-serial mon:stdio -serial "file:$data"
 
 if [ "$mode" = shell ]; then
