@@ -89,11 +89,12 @@ static void pto_graph_release(struct kref *ref)
 
 /**
  * pto_graph_put - drop a reference to a graph
- * @g: the graph
+ * @g: the graph, or NULL
  */
 void pto_graph_put(struct pto_graph *g)
 {
-	kref_put(&g->ref, pto_graph_release);
+	if (g)
+		kref_put(&g->ref, pto_graph_release);
 }
 
 /**
