@@ -196,7 +196,8 @@ struct pto_graph {
 };
 
 /**
- * struct pto_launch - one launch of a graph in flight
+ * struct pto_launch - one launch of a graph in flight, in its task's
+ *                      allocation (no allocation of its own at intake)
  * @g: the graph (a reference)
  * @launch: the launch's task: the head (its dependencies, predicate) and
  *          the tail (its one CQE, its consumers)

@@ -202,23 +202,27 @@ static int pto_launch_recs(struct pto_task *t, struct pto_launch *la)
 	return 0;
 }
 
+/*
+ * The launch's state, allocated zeroed with its task, sized for its
+ * graph's nodes (pto_take_entry(): &pto_task_shape.nnodes).
+ */
+static struct pto_launch *pto_task_launch(struct pto_task *t)
+{
+	return (struct pto_launch *)(t + 1);
+}
+
 /* One task per node, counted against the context's tasks and units in flight. */
 static int pto_launch_make_nodes(struct pto_task *t, struct pto_graph *g)
 {
-	struct pto_launch *la;
+	struct pto_launch *la = pto_task_launch(t);
 	u32 i;
 
-	la = kzalloc(struct_size(la, nodes, g->nnodes), GFP_KERNEL_ACCOUNT);
-	if (!la)
-		return -ENOMEM;
 	la->nnodes = g->nnodes;
 	la->g = g;
 	la->launch = t;
 	la->haz_node = U32_MAX;
-	if (pto_launch_recs(t, la)) {
-		kfree(la);
+	if (pto_launch_recs(t, la))
 		return -ENOMEM;
-	}
 	for (i = 0; i < g->nnodes; i++) {
 		la->nodes[i] = pto_launch_node(t, la, i);
 		if (!la->nodes[i]) {
@@ -227,7 +231,6 @@ static int pto_launch_make_nodes(struct pto_task *t, struct pto_graph *g)
 			if (la->recs)
 				t->irecs = NULL;
 			kvfree(la->recs);
-			kfree(la);
 			return -ENOMEM;
 		}
 		/* Counted as pto_entry_fits() (pto_submit.c) did. */
@@ -477,6 +480,5 @@ void pto_launch_free(struct pto_task *t)
 		pto_launch_free_nodes(la, la->nnodes);
 	pto_graph_put(la->g);
 	kvfree(la->recs);
-	kfree(la);
 	t->launch = NULL;
 }

@@ -218,7 +218,7 @@ static u32 pto_take_entry(struct pto_submit *sub, struct pto_queue *q,
 		sub->full = true;
 		return 0;
 	}
-	t = pto_entry_task_alloc(ctx, q, e, !reason, q->prof, q->haz);
+	t = pto_entry_task_alloc(ctx, q, e, !reason, g ? g->nnodes : 0);
 	if (!t)
 		return 0;
 	r = pto_task_sched(t, 0);
