@@ -18,8 +18,10 @@
 #include "pto_barrier.h"
 #include "pto_entry.h"
 #include "pto_gem.h"
+#include "pto_graph.h"
 #include "pto_infer.h"
 #include "pto_kernel.h"
+#include "pto_queue.h"
 #include "pto_sched.h"
 #include "pto_task_mem.h"
 #include "pto_tensor.h"
@@ -45,12 +47,14 @@ struct pto_task *pto_task_alloc_shaped(struct pto_ctx *ctx, struct pto_queue *q,
 	u32 nrings = nparts > 1 ? nb : 0;
 	u32 nrecs = (haz || sh->directed) && !sh->node ? nt : 0;
 	size_t units = (size_t)nb * nparts;
+	size_t launch = sh->nnodes ?
+			struct_size_t(struct pto_launch, nodes, sh->nnodes) : 0;
 	struct pto_task *t;
 	u32 i;
 	u8 *p;
 
 	/* Access records when some argument has a direction or the queue sanitizes. */
-	t = pto_task_mem_alloc(ctx->pdev->sched, sizeof(*t) +
+	t = pto_task_mem_alloc(ctx->pdev->sched, sizeof(*t) + launch +
 			       nt * sizeof(struct pto_targ) + sh->ns * sizeof(s64) +
 			       (sh->nd + nrecs) * sizeof(struct pto_edge) +
 			       nrecs * sizeof(struct pto_infer_rec) +
@@ -60,7 +64,8 @@ struct pto_task *pto_task_alloc_shaped(struct pto_ctx *ctx, struct pto_queue *q,
 			       (haz ? (units + 1) * sizeof(struct drm_pto_npu_hazard) : 0));
 	if (!t)
 		return NULL;
-	p = (u8 *)(t + 1);
+	/* A launch's state first, aligned as the task is (pto_task_launch()). */
+	p = (u8 *)(t + 1) + launch;
 	t->rings = nrings ? (struct pto_xring_set *)p : NULL;
 	for (i = 0; i < nrings; i++)
 		INIT_LIST_HEAD(&t->rings[i].waiters);
@@ -106,14 +111,18 @@ u32 pto_sqe_nparts(const struct drm_pto_npu_sqe *e)
 
 /*
  * The task of entry @e, its arrays sized from the header's counts when
- * @sized (pto_sqe_check_size() found them within their caps), else empty.
+ * @sized (pto_sqe_check_size() found them within their caps), else empty;
+ * for a launch with room for its graph's @nnodes nodes. Profile and
+ * hazard records as queue @q (NULL: none) keeps them.
  */
 struct pto_task *pto_entry_task_alloc(struct pto_ctx *ctx, struct pto_queue *q,
 				      const struct drm_pto_npu_sqe *e, bool sized,
-				      bool prof, bool haz)
+				      u32 nnodes)
 {
 	const struct drm_pto_npu_tensor_arg *args = (const void *)(e + 1);
-	struct pto_task_shape sh = { .nparts = pto_sqe_nparts(e) };
+	struct pto_task_shape sh = {
+		.nparts = pto_sqe_nparts(e), .nnodes = nnodes,
+	};
 	struct pto_task *t;
 	u32 i;
 
@@ -125,7 +134,7 @@ struct pto_task *pto_entry_task_alloc(struct pto_ctx *ctx, struct pto_queue *q,
 	}
 	for (i = 0; i < sh.nt && !sh.directed; i++)
 		sh.directed = args[i].flags;
-	t = pto_task_alloc_shaped(ctx, q, &sh, prof, haz);
+	t = pto_task_alloc_shaped(ctx, q, &sh, q && q->prof, q && q->haz);
 	if (t)
 		t->user_data = e->user_data;
 	return t;

@@ -31,6 +31,8 @@ struct pto_task;
  * @nparts: units per block (1, or 2-3 for a mixed task)
  * @directed: some tensor argument has a direction (access records)
  * @node: a launch's node: no access records (its launch holds them)
+ * @nnodes: a launch's graph's nodes: room for its &pto_launch first
+ *          (pto_task_launch()), 0 for any other task
  */
 struct pto_task_shape {
 	u32 nt;
@@ -38,6 +40,7 @@ struct pto_task_shape {
 	u32 nd;
 	u32 nb;
 	u32 nparts;
+	u32 nnodes;
 	bool directed;
 	bool node;
 };
@@ -48,7 +51,7 @@ struct pto_task *pto_task_alloc_shaped(struct pto_ctx *ctx, struct pto_queue *q,
 u32 pto_sqe_nparts(const struct drm_pto_npu_sqe *e);
 struct pto_task *pto_entry_task_alloc(struct pto_ctx *ctx, struct pto_queue *q,
 				      const struct drm_pto_npu_sqe *e, bool sized,
-				      bool prof, bool haz);
+				      u32 nnodes);
 int pto_refuse(struct pto_task *t, u8 reason, u64 detail);
 int pto_resolve_tensors(struct pto_task *t, struct drm_file *file,
 			const struct drm_pto_npu_tensor_arg *args);

@@ -89,11 +89,12 @@ static void pto_graph_release(struct kref *ref)
 
 /**
  * pto_graph_put - drop a reference to a graph
- * @g: the graph
+ * @g: the graph, or NULL
  */
 void pto_graph_put(struct pto_graph *g)
 {
-	kref_put(&g->ref, pto_graph_release);
+	if (g)
+		kref_put(&g->ref, pto_graph_release);
 }
 
 /**
@@ -227,7 +228,7 @@ static int pto_graph_node(struct pto_gbuild *b, u32 i,
 		return pto_graph_refuse(b, i, DRM_PTO_NPU_REASON_GRAPH,
 					e->num_deps ? DRM_PTO_NPU_GRAPH_EDGE_OUTSIDE :
 					DRM_PTO_NPU_GRAPH_EDGE_BACKWARD);
-	t = pto_entry_task_alloc(ctx, NULL, e, true, false, false);
+	t = pto_entry_task_alloc(ctx, NULL, e, true, 0);
 	if (!t)
 		return -ENOMEM;
 	if (pto_entry_parse(b->pdev, b->file, t, e, NULL)) {

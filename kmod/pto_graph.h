@@ -3,6 +3,7 @@
 #ifndef __PTO_GRAPH_H__
 #define __PTO_GRAPH_H__
 
+#include <linux/cleanup.h>
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/types.h>
@@ -195,7 +196,8 @@ struct pto_graph {
 };
 
 /**
- * struct pto_launch - one launch of a graph in flight
+ * struct pto_launch - one launch of a graph in flight, in its task's
+ *                      allocation (no allocation of its own at intake)
  * @g: the graph (a reference)
  * @launch: the launch's task: the head (its dependencies, predicate) and
  *          the tail (its one CQE, its consumers)
@@ -234,6 +236,7 @@ struct pto_launch {
 /* pto_graph.c */
 struct pto_graph *pto_graph_lookup(struct pto_ctx *ctx, u32 handle);
 void pto_graph_put(struct pto_graph *g);
+DEFINE_FREE(pto_graph_put, struct pto_graph *, pto_graph_put(_T))
 void pto_graphs_release(struct pto_ctx *ctx);
 int pto_ioctl_graph_create(struct drm_device *drm, void *data,
 			   struct drm_file *file);
@@ -249,7 +252,8 @@ u8 pto_gnode_acc(const struct pto_gnode *gn, u32 arg);
 /* pto_launch.c */
 int pto_launch_parse(struct pto_device *pdev, struct drm_file *file,
 		     struct pto_queue *q, struct pto_task *t,
-		     const struct drm_pto_npu_sqe *e, s64 *deps);
+		     const struct drm_pto_npu_sqe *e, struct pto_graph *g,
+		     s64 *deps);
 void pto_launch_expand(struct pto_sched *s, struct pto_task *t,
 		       struct list_head *work, struct pto_core **adopt,
 		       u64 *now);

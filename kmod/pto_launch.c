@@ -202,23 +202,27 @@ static int pto_launch_recs(struct pto_task *t, struct pto_launch *la)
 	return 0;
 }
 
+/*
+ * The launch's state, allocated zeroed with its task, sized for its
+ * graph's nodes (pto_take_entry(): &pto_task_shape.nnodes).
+ */
+static struct pto_launch *pto_task_launch(struct pto_task *t)
+{
+	return (struct pto_launch *)(t + 1);
+}
+
 /* One task per node, counted against the context's tasks and units in flight. */
 static int pto_launch_make_nodes(struct pto_task *t, struct pto_graph *g)
 {
-	struct pto_launch *la;
+	struct pto_launch *la = pto_task_launch(t);
 	u32 i;
 
-	la = kzalloc(struct_size(la, nodes, g->nnodes), GFP_KERNEL_ACCOUNT);
-	if (!la)
-		return -ENOMEM;
 	la->nnodes = g->nnodes;
 	la->g = g;
 	la->launch = t;
 	la->haz_node = U32_MAX;
-	if (pto_launch_recs(t, la)) {
-		kfree(la);
+	if (pto_launch_recs(t, la))
 		return -ENOMEM;
-	}
 	for (i = 0; i < g->nnodes; i++) {
 		la->nodes[i] = pto_launch_node(t, la, i);
 		if (!la->nodes[i]) {
@@ -227,7 +231,6 @@ static int pto_launch_make_nodes(struct pto_task *t, struct pto_graph *g)
 			if (la->recs)
 				t->irecs = NULL;
 			kvfree(la->recs);
-			kfree(la);
 			return -ENOMEM;
 		}
 		/* Counted as pto_entry_fits() (pto_submit.c) did. */
@@ -245,30 +248,29 @@ static int pto_launch_make_nodes(struct pto_task *t, struct pto_graph *g)
  * @q: the queue it came from
  * @t: its task, sized from the header
  * @e: the entry (copied out of the ring)
+ * @g: the graph it names, with a reference the launch takes (dropped if
+ *     it is refused), or NULL when the context has no such graph
  * @deps: out: its dependencies as absolute ids
  *
  * Return: 0, or -EINVAL / -ENOMEM with @t's status and reason set.
  */
 int pto_launch_parse(struct pto_device *pdev, struct drm_file *file,
 		     struct pto_queue *q, struct pto_task *t,
-		     const struct drm_pto_npu_sqe *e, s64 *deps)
+		     const struct drm_pto_npu_sqe *e, struct pto_graph *g,
+		     s64 *deps)
 {
 	const u8 *body = (const u8 *)(e + 1);
 	const s64 *scalars = (const void *)(body + e->num_tensors * PTO_TENSOR_ARG_SIZE);
 	const s64 *raw_deps = scalars + e->num_scalars;
-	struct pto_graph *g;
 	int ret;
 	u32 i;
 
 	t->graph = PTO_GRAPH_LAUNCH;
 	ret = pto_launch_check(t, e);
+	if (!ret && !g)
+		ret = pto_refuse(t, DRM_PTO_NPU_REASON_GRAPH, 0);
 	if (ret)
 		goto refused;
-	g = pto_graph_lookup(t->ctx, e->reserved[0]);
-	if (!g) {
-		ret = pto_refuse(t, DRM_PTO_NPU_REASON_GRAPH, 0);
-		goto refused;
-	}
 	t->flags = e->flags;
 	t->num_tensors = e->num_tensors;
 	t->num_scalars = e->num_scalars;
@@ -286,14 +288,13 @@ int pto_launch_parse(struct pto_device *pdev, struct drm_file *file,
 		t->status = DRM_PTO_NPU_STATUS_NOMEM;
 		ret = -ENOMEM;
 	}
-	if (ret) {
-		pto_graph_put(g);
+	if (ret)
 		goto refused;
-	}
 	/* The launch runs nothing itself: its nodes do. */
 	t->block_num = 0;
 	return 0;
 refused:
+	pto_graph_put(g);
 	t->num_deps = 0;
 	t->block_num = 0;
 	return ret;
@@ -479,6 +480,5 @@ void pto_launch_free(struct pto_task *t)
 		pto_launch_free_nodes(la, la->nnodes);
 	pto_graph_put(la->g);
 	kvfree(la->recs);
-	kfree(la);
 	t->launch = NULL;
 }

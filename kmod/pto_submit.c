@@ -151,27 +151,36 @@ static void pto_task_account(struct pto_submit *sub, struct pto_queue *q,
 }
 
 /*
+ * The graph launch entry @e names, with a reference, when its size is
+ * right (@sized); NULL for any other entry. Looked up once: the in-flight
+ * check counts its nodes and pto_launch_parse() takes it.
+ */
+static struct pto_graph *pto_entry_graph(struct pto_ctx *ctx,
+					 const struct drm_pto_npu_sqe *e,
+					 bool sized)
+{
+	if (!sized || !(e->flags & DRM_PTO_NPU_TASK_F_GRAPH) ||
+	    e->reserved[0] > U32_MAX)
+		return NULL;
+	return pto_graph_lookup(ctx, e->reserved[0]);
+}
+
+/*
  * Does entry @e fit beside what the context has in flight? Counted before
  * anything is allocated: a task, its units (block records: blocks times
- * parts), and for a launch its graph's nodes and their units too. An entry
- * refused by its size (!@sized) is allocated without units.
+ * parts), and for a launch its graph @g's nodes and their units too. An
+ * entry refused by its size (!@sized) is allocated without units.
  */
 static bool pto_entry_fits(struct pto_ctx *ctx, const struct drm_pto_npu_sqe *e,
-			   bool sized)
+			   bool sized, const struct pto_graph *g)
 {
 	u32 units = 0, tasks = 1;
-	struct pto_graph *g;
 
 	if (sized)
 		units = e->block_num * pto_sqe_nparts(e);
-	if (sized && (e->flags & DRM_PTO_NPU_TASK_F_GRAPH) &&
-	    e->reserved[0] <= U32_MAX) {
-		g = pto_graph_lookup(ctx, e->reserved[0]);
-		if (g) {
-			units += g->units;
-			tasks += g->nnodes;
-			pto_graph_put(g);
-		}
+	if (g) {
+		units += g->units;
+		tasks += g->nnodes;
 	}
 	return atomic_read(&ctx->pending) + tasks <= PTO_MAX_INFLIGHT_TASKS &&
 	       atomic_read(&ctx->inflight_units) + units <= PTO_MAX_INFLIGHT_UNITS;
@@ -192,6 +201,7 @@ static u32 pto_take_entry(struct pto_submit *sub, struct pto_queue *q,
 	struct drm_pto_npu_sqe *e = ctx->scratch;
 	/* Profiling queues: the intake's begin, for the task's record. */
 	u64 begin = q->prof ? ktime_get_ns() : 0;
+	struct pto_graph *g __free(pto_graph_put) = NULL;
 	struct drm_pto_npu_sched *r;
 	s64 deps[PTO_MAX_DEPS];
 	struct pto_task *t;
@@ -203,11 +213,12 @@ static u32 pto_take_entry(struct pto_submit *sub, struct pto_queue *q,
 	n = pto_sq_copy_entry(q, head, avail, e);
 	pto_sqe_resolve_grid(sub->pdev, e);
 	reason = pto_sqe_check_size(e, n, &detail);
-	if (!pto_entry_fits(ctx, e, !reason)) {
+	g = pto_entry_graph(ctx, e, !reason);
+	if (!pto_entry_fits(ctx, e, !reason, g)) {
 		sub->full = true;
 		return 0;
 	}
-	t = pto_entry_task_alloc(ctx, q, e, !reason, q->prof, q->haz);
+	t = pto_entry_task_alloc(ctx, q, e, !reason, g ? g->nnodes : 0);
 	if (!t)
 		return 0;
 	r = pto_task_sched(t, 0);
@@ -220,7 +231,8 @@ static u32 pto_take_entry(struct pto_submit *sub, struct pto_queue *q,
 	if (reason)
 		pto_refuse(t, reason, detail);
 	else if (e->flags & DRM_PTO_NPU_TASK_F_GRAPH)
-		pto_launch_parse(sub->pdev, sub->file, q, t, e, deps);
+		pto_launch_parse(sub->pdev, sub->file, q, t, e,
+				 no_free_ptr(g), deps);
 	else
 		pto_entry_parse(sub->pdev, sub->file, t, e, deps);
 	if (t->status == DRM_PTO_NPU_STATUS_OK && pto_infer_prepare(ctx, t)) {

@@ -2,12 +2,13 @@
 /*
  * pto_npu: task memory.
  *
- * A task is one allocation (the task, its tensor and scalar arguments,
- * edges, unit records and ring sets), with a failure record allocated
- * beside it at intake so that remembering a failure never allocates under
- * the scheduler lock. Small tasks, the common case, come from their own
- * cache and are kept as spares per device for the next intake; tasks are
- * freed in batches, one scheduler-lock section per batch.
+ * A task is one allocation (the task, a launch's state, its tensor and
+ * scalar arguments, edges, unit records and ring sets), with a failure
+ * record allocated beside it at intake so that remembering a failure
+ * never allocates under the scheduler lock. Small tasks, the common case,
+ * come from their own cache and are kept as spares per device for the
+ * next intake; tasks are freed in batches, one scheduler-lock section per
+ * batch.
  *
  * Copyright (C) 2026 pto-npu authors
  */
